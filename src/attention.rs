@@ -1,0 +1,461 @@
+//! [`Attention`]: a planned, compiled problem that records into a caller's command encoder,
+//! plus the convenience call on host slices.
+
+use wgpu::util::DeviceExt;
+
+use crate::context::Context;
+use crate::desc::{AttentionDesc, DType, Mask, Tensor};
+use crate::error::{Error, GpuErrorKind, Result};
+use crate::gpu_errors::ErrorScope;
+use crate::params::Params;
+use crate::pipelines::CompiledKernel;
+use crate::planner::{plan, Plan, PlanOptions};
+use crate::shader::slot;
+
+/// A storage element type of the host-slice API: `f32` or `half::f16`.
+pub trait Element: bytemuck::Pod + Send + Sync + 'static {
+    /// The matching [`DType`].
+    const DTYPE: DType;
+    /// Widens to f64 (for references and comparisons).
+    fn to_f64(self) -> f64;
+    /// Rounds from f64.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Element for f32 {
+    const DTYPE: DType = DType::F32;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+}
+
+impl Element for half::f16 {
+    const DTYPE: DType = DType::F16;
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    fn from_f64(x: f64) -> Self {
+        half::f16::from_f64(x)
+    }
+}
+
+/// A mask on the host, laid out as the description's [`Mask`] says.
+#[derive(Debug, Clone, Copy)]
+pub enum HostMask<'a, T> {
+    /// For [`Mask::Boolean`]: `true` = attend.
+    Boolean(&'a [bool]),
+    /// For [`Mask::Additive`]: added to the scaled scores; `-inf` excludes.
+    Additive(&'a [T]),
+}
+
+/// The caller's device buffers for one call. Each needs `STORAGE` usage and at least
+/// [`AttentionDesc::required_bytes`] bytes; `out` must not be any of the others.
+#[derive(Debug, Clone, Copy)]
+pub struct AttentionBuffers<'a> {
+    /// Queries.
+    pub q: &'a wgpu::Buffer,
+    /// Keys.
+    pub k: &'a wgpu::Buffer,
+    /// Values.
+    pub v: &'a wgpu::Buffer,
+    /// The output, written.
+    pub out: &'a wgpu::Buffer,
+    /// The mask, when the description has a boolean or additive one.
+    pub mask: Option<&'a wgpu::Buffer>,
+}
+
+/// A planned attention problem with its pipelines compiled: record it any number of times.
+///
+/// `Attention` is `Send + Sync`; threads may share one and each record and submit its own work.
+/// The unfused kernel's score scratch buffer belongs to the `Attention`, so work recorded from
+/// one `Attention` must be submitted to the context's queue (where submissions run in order).
+#[derive(Debug)]
+pub struct Attention {
+    ctx: Context,
+    plan: Plan,
+    kernels: Vec<(CompiledKernel, [u32; 3])>,
+    params: wgpu::Buffer,
+    scratch: Option<wgpu::Buffer>,
+}
+
+impl Attention {
+    /// Plans `desc` with the context's options (`Path::Auto`) and compiles what the plan needs.
+    pub fn new(ctx: &Context, desc: &AttentionDesc) -> Result<Self> {
+        Self::with_options(ctx, desc, &ctx.plan_options())
+    }
+
+    /// Plans `desc` with explicit options (e.g. a forced [`crate::Path`]) and compiles.
+    pub fn with_options(
+        ctx: &Context,
+        desc: &AttentionDesc,
+        options: &PlanOptions,
+    ) -> Result<Self> {
+        let plan = plan(ctx.capabilities(), desc, options)?;
+        let device = ctx.device();
+        let kernels = plan
+            .dispatches()
+            .iter()
+            .map(|d| Ok((ctx.pipelines().get(device, &d.variant)?, d.workgroups)))
+            .collect::<Result<Vec<_>>>()?;
+        let scope = ErrorScope::push(device);
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("wgpu-sdpa params"),
+            contents: bytemuck::bytes_of(&Params::new(desc)),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let scratch = (plan.scratch_bytes() > 0).then(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-sdpa scores"),
+                size: plan.scratch_bytes(),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        });
+        if let Some(e) = scope.pop() {
+            return Err(e);
+        }
+        Ok(Attention {
+            ctx: ctx.clone(),
+            plan,
+            kernels,
+            params,
+            scratch,
+        })
+    }
+
+    /// The plan: which kernel, which tiles, and why.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &AttentionDesc {
+        self.plan.desc()
+    }
+
+    fn check_buffers(&self, buffers: &AttentionBuffers<'_>) -> Result<()> {
+        let desc = self.desc();
+        let named = [
+            (Tensor::Q, Some(buffers.q)),
+            (Tensor::K, Some(buffers.k)),
+            (Tensor::V, Some(buffers.v)),
+            (Tensor::Out, Some(buffers.out)),
+            (Tensor::Mask, buffers.mask),
+        ];
+        for (tensor, buffer) in named {
+            let needs = tensor != Tensor::Mask || desc.mask.layout().is_some();
+            let Some(buffer) = buffer else {
+                if needs {
+                    return Err(Error::buffer(
+                        tensor.name(),
+                        format!("the {} mask needs a buffer", desc.mask.name()),
+                    ));
+                }
+                continue;
+            };
+            if !needs {
+                return Err(Error::buffer(
+                    "mask",
+                    format!(
+                        "a buffer was given but the description's mask is {}",
+                        desc.mask.name()
+                    ),
+                ));
+            }
+            let required = desc.required_bytes(tensor);
+            if buffer.size() < required {
+                return Err(Error::buffer(
+                    tensor.name(),
+                    format!(
+                        "holds {} bytes, the shape and strides need {required}",
+                        buffer.size()
+                    ),
+                ));
+            }
+            if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+                return Err(Error::buffer(
+                    tensor.name(),
+                    "lacks wgpu::BufferUsages::STORAGE",
+                ));
+            }
+            if tensor != Tensor::Out && buffer == buffers.out {
+                return Err(Error::buffer(
+                    "out",
+                    format!(
+                        "is the same buffer as {}: the output must not alias an input",
+                        tensor.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A binding of a whole buffer, or of its first `max_storage_buffer_binding_size` bytes
+    /// (enough: every tensor's required bytes were checked against that limit).
+    fn binding<'b>(&self, buffer: &'b wgpu::Buffer) -> wgpu::BindingResource<'b> {
+        let limit = self.ctx.capabilities().max_storage_binding_bytes / 4 * 4;
+        let size = (buffer.size() > limit)
+            .then(|| wgpu::BufferSize::new(limit))
+            .flatten();
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size,
+        })
+    }
+
+    /// Records the attention into the caller's encoder: one compute pass, no submit, no copy.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        buffers: &AttentionBuffers<'_>,
+    ) -> Result<()> {
+        self.encode_with_timestamps(encoder, buffers, None)
+    }
+
+    /// [`Attention::encode`] with timestamp writes at the beginning and end of the pass
+    /// (`TIMESTAMP_QUERY`), as the benchmark uses.
+    pub fn encode_with_timestamps(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        buffers: &AttentionBuffers<'_>,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<()> {
+        self.check_buffers(buffers)?;
+        let device = self.ctx.device();
+        let scope = ErrorScope::push(device);
+        let mask = buffers.mask.unwrap_or(self.ctx.empty_mask());
+        let bind_groups: Vec<wgpu::BindGroup> = self
+            .kernels
+            .iter()
+            .map(|(kernel, _)| {
+                let entries: Vec<wgpu::BindGroupEntry> = kernel
+                    .entry
+                    .bindings()
+                    .iter()
+                    .map(|&(binding, _)| {
+                        let resource = match binding {
+                            slot::PARAMS => self.params.as_entire_binding(),
+                            slot::Q => self.binding(buffers.q),
+                            slot::K => self.binding(buffers.k),
+                            slot::V => self.binding(buffers.v),
+                            slot::OUT => self.binding(buffers.out),
+                            slot::MASK => self.binding(mask),
+                            _ => self
+                                .scratch
+                                .as_ref()
+                                .expect("plans with a scratch slot have a scratch buffer")
+                                .as_entire_binding(),
+                        };
+                        wgpu::BindGroupEntry { binding, resource }
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(kernel.entry.name()),
+                    layout: &kernel.layout,
+                    entries: &entries,
+                })
+            })
+            .collect();
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-sdpa attention"),
+                timestamp_writes,
+            });
+            for ((kernel, [x, y, z]), bind_group) in self.kernels.iter().zip(&bind_groups) {
+                pass.set_pipeline(&kernel.pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(*x, *y, *z);
+            }
+        }
+        match scope.pop() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Uploads host slices, runs, and reads the output back (blocking). The slices are laid out
+    /// as the description says (at least [`AttentionDesc::required_elements`] each); the result
+    /// has `required_elements(Tensor::Out)` elements, those the layout does not touch zero.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run<T: Element>(
+        &self,
+        q: &[T],
+        k: &[T],
+        v: &[T],
+        mask: Option<HostMask<'_, T>>,
+    ) -> Result<Vec<T>> {
+        pollster::block_on(self.run_async(q, k, v, mask))
+    }
+
+    /// [`Attention::run`] as a future (the form a browser needs).
+    pub async fn run_async<T: Element>(
+        &self,
+        q: &[T],
+        k: &[T],
+        v: &[T],
+        mask: Option<HostMask<'_, T>>,
+    ) -> Result<Vec<T>> {
+        let desc = self.desc();
+        if T::DTYPE != desc.dtype {
+            return Err(Error::invalid(
+                "dtype",
+                T::DTYPE,
+                format!(
+                    "the host slices must match the description's dtype {}",
+                    desc.dtype
+                ),
+            ));
+        }
+        for (tensor, len) in [
+            (Tensor::Q, q.len()),
+            (Tensor::K, k.len()),
+            (Tensor::V, v.len()),
+        ] {
+            let required = desc.required_elements(tensor);
+            if (len as u64) < required {
+                return Err(Error::buffer(
+                    tensor.name(),
+                    format!("host slice has {len} elements, the shape and strides need {required}"),
+                ));
+            }
+        }
+        let mask_bytes: Option<Vec<u8>> = match (&desc.mask, mask) {
+            (Mask::Boolean(_), Some(HostMask::Boolean(m))) => {
+                Some(m.iter().map(|&b| b as u8).collect())
+            }
+            (Mask::Additive(_), Some(HostMask::Additive(m))) => {
+                Some(bytemuck::cast_slice(m).to_vec())
+            }
+            (Mask::None | Mask::Causal(_), None) => None,
+            (kind, given) => {
+                return Err(Error::buffer(
+                    "mask",
+                    format!(
+                        "the description's mask is {} but the host mask is {}",
+                        kind.name(),
+                        match given {
+                            None => "missing",
+                            Some(HostMask::Boolean(_)) => "boolean",
+                            Some(HostMask::Additive(_)) => "additive",
+                        }
+                    ),
+                ))
+            }
+        };
+        if let Some(bytes) = &mask_bytes {
+            let required = desc.required_bytes(Tensor::Mask);
+            if (bytes.len() as u64) < required {
+                return Err(Error::buffer(
+                    "mask",
+                    format!(
+                        "host slice has {} elements, the shape and strides need {}",
+                        bytes.len() as u64 / desc.element_bytes(Tensor::Mask),
+                        desc.required_elements(Tensor::Mask)
+                    ),
+                ));
+            }
+        }
+
+        let device = self.ctx.device();
+        let scope = ErrorScope::push(device);
+        let upload = |label: &str, bytes: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let q_buf = upload("q", bytemuck::cast_slice(q));
+        let k_buf = upload("k", bytemuck::cast_slice(k));
+        let v_buf = upload("v", bytemuck::cast_slice(v));
+        let mask_buf = mask_bytes.as_deref().map(|b| upload("mask", b));
+        let out_bytes = desc.required_bytes(Tensor::Out).next_multiple_of(4);
+        let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("out"),
+            size: out_bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: out_bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = scope.pop() {
+            return Err(e);
+        }
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("wgpu-sdpa run"),
+        });
+        self.encode(
+            &mut encoder,
+            &AttentionBuffers {
+                q: &q_buf,
+                k: &k_buf,
+                v: &v_buf,
+                out: &out_buf,
+                mask: mask_buf.as_ref(),
+            },
+        )?;
+        encoder.copy_buffer_to_buffer(&out_buf, 0, &readback, 0, out_bytes);
+        let scope = ErrorScope::push(device);
+        self.ctx.queue().submit([encoder.finish()]);
+        if let Some(e) = scope.pop() {
+            return Err(e);
+        }
+        let bytes = read_buffer(device, &readback).await?;
+        let n = desc.required_elements(Tensor::Out) as usize;
+        Ok(bytemuck::pod_collect_to_vec::<u8, T>(
+            &bytes[..n * std::mem::size_of::<T>()],
+        ))
+    }
+}
+
+/// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll, in a
+/// browser when the event loop delivers the map callback).
+pub(crate) async fn read_buffer(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+    let slice = buffer.slice(..);
+    let (sender, receiver) = futures_channel::oneshot::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| Error::Gpu {
+            kind: GpuErrorKind::DeviceLost,
+            message: e.to_string(),
+        })?;
+    #[cfg(target_arch = "wasm32")]
+    let _ = device;
+    match receiver.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            return Err(Error::Gpu {
+                kind: GpuErrorKind::Map,
+                message: e.to_string(),
+            })
+        }
+        Err(_) => {
+            return Err(Error::Gpu {
+                kind: GpuErrorKind::DeviceLost,
+                message: "the buffer map callback was dropped".into(),
+            })
+        }
+    }
+    let bytes = slice
+        .get_mapped_range()
+        .map_err(|e| Error::Gpu {
+            kind: GpuErrorKind::Map,
+            message: e.to_string(),
+        })?
+        .to_vec();
+    buffer.unmap();
+    Ok(bytes)
+}

@@ -1,0 +1,194 @@
+//! What an adapter can do, as plain data the planner reads.
+//!
+//! A [`Capabilities`] is read off a live adapter by [`crate::Context`], or built from one of the
+//! profiles below, so the planner (and the tests that check every variant it can emit) can be
+//! driven for a Mac, an NVIDIA GPU, lavapipe or a browser on a machine that has none of them.
+
+use wgpu::{CooperativeMatrixProperties, CooperativeScalarType};
+
+/// The adapter facts the planner and the kernels depend on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capabilities {
+    /// The adapter's name.
+    pub adapter_name: String,
+    /// The backend (Vulkan, Metal, Dx12, Gl, BrowserWebGpu).
+    pub backend: wgpu::Backend,
+    /// `SHADER_F16` is enabled on the device.
+    pub shader_f16: bool,
+    /// `SUBGROUP` is enabled on the device.
+    pub subgroups: bool,
+    /// `TIMESTAMP_QUERY` is enabled on the device.
+    pub timestamps: bool,
+    /// Smallest subgroup size the adapter may use (0 when unknown).
+    pub subgroup_min_size: u32,
+    /// Largest subgroup size the adapter may use (0 when unknown).
+    pub subgroup_max_size: u32,
+    /// The cooperative-matrix configurations the adapter lists, empty when
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` is not enabled on the device. Only these may be used:
+    /// wgpu does not reject an unlisted one, and on the H200 an unlisted one computed garbage.
+    pub cooperative_matrix: Vec<CooperativeMatrixProperties>,
+    /// `max_compute_workgroup_storage_size`, bytes.
+    pub max_workgroup_storage_bytes: u32,
+    /// `max_compute_invocations_per_workgroup`.
+    pub max_invocations_per_workgroup: u32,
+    /// `max_compute_workgroup_size_x`.
+    pub max_workgroup_size_x: u32,
+    /// `max_compute_workgroups_per_dimension`.
+    pub max_workgroups_per_dimension: u32,
+    /// `max_storage_buffer_binding_size`, bytes.
+    pub max_storage_binding_bytes: u64,
+    /// `max_buffer_size`, bytes.
+    pub max_buffer_bytes: u64,
+    /// `min_storage_buffer_offset_alignment`, bytes.
+    pub storage_offset_alignment: u32,
+}
+
+fn coop(
+    size: u32,
+    ab: CooperativeScalarType,
+    cr: CooperativeScalarType,
+) -> CooperativeMatrixProperties {
+    CooperativeMatrixProperties {
+        m_size: size,
+        n_size: size,
+        k_size: size,
+        ab_type: ab,
+        cr_type: cr,
+        saturating_accumulation: false,
+    }
+}
+
+impl Capabilities {
+    /// Reads the capabilities of a device created from `adapter` (features and limits are the
+    /// device's, which may be fewer than the adapter's).
+    pub fn from_device(adapter: &wgpu::Adapter, device: &wgpu::Device) -> Self {
+        let info = adapter.get_info();
+        let features = device.features();
+        let limits = device.limits();
+        let cooperative_matrix =
+            if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+                adapter.cooperative_matrix_properties()
+            } else {
+                Vec::new()
+            };
+        Capabilities {
+            adapter_name: info.name.clone(),
+            backend: info.backend,
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            subgroup_min_size: info.subgroup_min_size,
+            subgroup_max_size: info.subgroup_max_size,
+            cooperative_matrix,
+            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
+            max_workgroup_size_x: limits.max_compute_workgroup_size_x,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_storage_binding_bytes: limits.max_storage_buffer_binding_size,
+            max_buffer_bytes: limits.max_buffer_size,
+            storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
+        }
+    }
+
+    /// Apple M-series through Metal: 32 KiB of threadgroup memory, SIMD width 32, f16, and the
+    /// `simdgroup_matrix` 8x8 configurations wgpu-hal's Metal backend lists
+    /// (f32/f32, f16/f16, f16/f32).
+    pub fn apple_m_series() -> Self {
+        use CooperativeScalarType::{F16, F32};
+        Capabilities {
+            adapter_name: "Apple M-series (profile)".into(),
+            backend: wgpu::Backend::Metal,
+            shader_f16: true,
+            subgroups: true,
+            timestamps: true,
+            subgroup_min_size: 32,
+            subgroup_max_size: 32,
+            cooperative_matrix: vec![coop(8, F32, F32), coop(8, F16, F16), coop(8, F16, F32)],
+            max_workgroup_storage_bytes: 32 * 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size_x: 1024,
+            max_workgroups_per_dimension: 65535,
+            max_storage_binding_bytes: 1 << 30,
+            max_buffer_bytes: 1 << 32,
+            storage_offset_alignment: 256,
+        }
+    }
+
+    /// NVIDIA H200 through Vulkan, as measured (../shared/gpu/README.md): 48 KiB, subgroup 32,
+    /// f16, cooperative matrices 16x16x16 f16 with f32 or f16 accumulators.
+    pub fn nvidia_vulkan() -> Self {
+        use CooperativeScalarType::{F16, F32};
+        Capabilities {
+            adapter_name: "NVIDIA H200 (profile)".into(),
+            backend: wgpu::Backend::Vulkan,
+            shader_f16: true,
+            subgroups: true,
+            timestamps: true,
+            subgroup_min_size: 32,
+            subgroup_max_size: 32,
+            cooperative_matrix: vec![coop(16, F16, F32), coop(16, F16, F16)],
+            max_workgroup_storage_bytes: 48 * 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size_x: 1024,
+            max_workgroups_per_dimension: 65535,
+            max_storage_binding_bytes: (1 << 32) - 1,
+            max_buffer_bytes: 1 << 40,
+            storage_offset_alignment: 16,
+        }
+    }
+
+    /// Mesa's lavapipe (Vulkan on the CPU, the CI adapter): 32 KiB, subgroup 8, f16, no
+    /// cooperative matrices, 128 MiB storage bindings.
+    pub fn lavapipe() -> Self {
+        Capabilities {
+            adapter_name: "llvmpipe (profile)".into(),
+            backend: wgpu::Backend::Vulkan,
+            shader_f16: true,
+            subgroups: true,
+            timestamps: true,
+            subgroup_min_size: 8,
+            subgroup_max_size: 8,
+            cooperative_matrix: Vec::new(),
+            max_workgroup_storage_bytes: 32 * 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size_x: 1024,
+            max_workgroups_per_dimension: 65535,
+            max_storage_binding_bytes: 128 << 20,
+            max_buffer_bytes: 1 << 31,
+            storage_offset_alignment: 16,
+        }
+    }
+
+    /// A browser's WebGPU with the default limits: 16 KiB of workgroup memory, 256 invocations,
+    /// no `shader-f16`, no subgroups, 128 MiB storage bindings.
+    pub fn browser_webgpu() -> Self {
+        let limits = wgpu::Limits::default();
+        Capabilities {
+            adapter_name: "browser WebGPU (profile)".into(),
+            backend: wgpu::Backend::BrowserWebGpu,
+            shader_f16: false,
+            subgroups: false,
+            timestamps: false,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            cooperative_matrix: Vec::new(),
+            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
+            max_workgroup_size_x: limits.max_compute_workgroup_size_x,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_storage_binding_bytes: limits.max_storage_buffer_binding_size,
+            max_buffer_bytes: limits.max_buffer_size,
+            storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
+        }
+    }
+
+    /// Every profile, with a short name (for tests and `sdpa info`).
+    pub fn profiles() -> Vec<(&'static str, Capabilities)> {
+        vec![
+            ("apple", Self::apple_m_series()),
+            ("nvidia", Self::nvidia_vulkan()),
+            ("lavapipe", Self::lavapipe()),
+            ("browser", Self::browser_webgpu()),
+        ]
+    }
+}

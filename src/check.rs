@@ -1,0 +1,267 @@
+//! The built-in correctness matrix: generated inputs, a run on the adapter, the f64 reference,
+//! the comparison. `sdpa check` prints it as a table; the tests run their own matrices through
+//! [`run_case`].
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::attention::{Attention, Element, HostMask};
+use crate::context::Context;
+use crate::desc::{AttentionDesc, CausalAlignment, DType, Mask, MaskLayout, Tensor};
+use crate::error::Result;
+use crate::planner::{Kernel, Path, PlanOptions};
+use crate::reference::{attention_reference, compare, default_atol, Comparison, RefMask};
+
+/// How the inputs are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inputs {
+    /// MLX's test inputs: q, k ~ U(0, 0.5), v ~ U(0, scale).
+    Uniform,
+    /// q, k ~ N(0, 1), v ~ N(0, 1): large scores (tens at head dim 128).
+    Normal,
+}
+
+/// One case of the matrix.
+#[derive(Debug, Clone)]
+pub struct CheckCase {
+    /// A short description for tables.
+    pub name: String,
+    /// The problem (its mask layout decides what mask buffer is generated).
+    pub desc: AttentionDesc,
+    /// Which kernel to force.
+    pub path: Path,
+    /// How inputs are drawn.
+    pub inputs: Inputs,
+    /// Forced fused blocks, for tile coverage.
+    pub fused_blocks: Option<(u32, u32)>,
+}
+
+impl CheckCase {
+    /// A case with uniform inputs and no forced tiles.
+    pub fn new(name: impl Into<String>, desc: AttentionDesc, path: Path) -> Self {
+        CheckCase {
+            name: name.into(),
+            desc,
+            path,
+            inputs: Inputs::Uniform,
+            fused_blocks: None,
+        }
+    }
+}
+
+/// What one case gave.
+#[derive(Debug, Clone)]
+pub struct CheckOutcome {
+    /// The plan's one-line summary.
+    pub plan: String,
+    /// The kernel that ran.
+    pub kernel: Kernel,
+    /// The comparison with the reference.
+    pub comparison: Comparison,
+}
+
+/// Inputs of a case, in the dtype, plus their f64 images for the reference.
+struct Generated<T> {
+    q: Vec<T>,
+    k: Vec<T>,
+    v: Vec<T>,
+    mask_bool: Option<Vec<bool>>,
+    mask_add: Option<Vec<T>>,
+}
+
+fn draw<T: Element>(rng: &mut StdRng, n: u64, inputs: Inputs, uniform_hi: f64) -> Vec<T> {
+    (0..n)
+        .map(|_| {
+            let x = match inputs {
+                Inputs::Uniform => rng.gen::<f64>() * uniform_hi,
+                Inputs::Normal => StandardNormal.sample(rng),
+            };
+            T::from_f64(x)
+        })
+        .collect()
+}
+
+fn generate<T: Element>(desc: &AttentionDesc, inputs: Inputs, seed: u64) -> Generated<T> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let scale = desc.effective_scale() as f64;
+    let q = draw(&mut rng, desc.required_elements(Tensor::Q), inputs, 0.5);
+    let k = draw(&mut rng, desc.required_elements(Tensor::K), inputs, 0.5);
+    let v = draw(&mut rng, desc.required_elements(Tensor::V), inputs, scale);
+    let n_mask = desc.required_elements(Tensor::Mask) as usize;
+    // The first kv_len entries of the mask buffer (row 0 of batch 0, head 0) exclude every key:
+    // a fully masked row, which must come out as zeros.
+    let first_row = desc.mask.layout().map(|l| l.offset as usize).unwrap_or(0);
+    let in_first_row =
+        |i: usize| i >= first_row && i < first_row + desc.kv_len as usize && desc.q_len > 1;
+    let (mask_bool, mask_add) = match desc.mask {
+        Mask::Boolean(_) => (
+            Some(
+                (0..n_mask)
+                    .map(|i| !in_first_row(i) && rng.gen_bool(0.8))
+                    .collect(),
+            ),
+            None,
+        ),
+        Mask::Additive(_) => (
+            None,
+            Some(
+                (0..n_mask)
+                    .map(|i| {
+                        if in_first_row(i) || rng.gen_bool(0.1) {
+                            T::from_f64(f64::NEG_INFINITY)
+                        } else {
+                            T::from_f64(rng.gen::<f64>() * 3.0 - 2.0)
+                        }
+                    })
+                    .collect(),
+            ),
+        ),
+        _ => (None, None),
+    };
+    Generated {
+        q,
+        k,
+        v,
+        mask_bool,
+        mask_add,
+    }
+}
+
+fn widen<T: Element>(x: &[T]) -> Vec<f64> {
+    x.iter().map(|&e| e.to_f64()).collect()
+}
+
+fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
+    let options = PlanOptions {
+        path: case.path,
+        fused_blocks: case.fused_blocks,
+        ..ctx.plan_options()
+    };
+    let attention = Attention::with_options(ctx, &case.desc, &options)?;
+    let g = generate::<T>(&case.desc, case.inputs, seed);
+    let host_mask = match (&g.mask_bool, &g.mask_add) {
+        (Some(m), _) => Some(HostMask::Boolean(m)),
+        (_, Some(m)) => Some(HostMask::Additive(m)),
+        _ => None,
+    };
+    let out = attention.run(&g.q, &g.k, &g.v, host_mask)?;
+    let add_f64 = g.mask_add.as_deref().map(widen);
+    let ref_mask = match (&g.mask_bool, &add_f64) {
+        (Some(m), _) => Some(RefMask::Boolean(m)),
+        (_, Some(m)) => Some(RefMask::Additive(m)),
+        _ => None,
+    };
+    let reference = attention_reference(
+        &case.desc,
+        &widen(&g.q),
+        &widen(&g.k),
+        &widen(&g.v),
+        ref_mask,
+    );
+    let comparison = compare(
+        &case.desc,
+        &widen(&out),
+        &reference,
+        default_atol(case.desc.dtype),
+    );
+    Ok(CheckOutcome {
+        plan: attention.plan().to_string(),
+        kernel: attention.plan().kernel(),
+        comparison,
+    })
+}
+
+/// Runs one case on the context's adapter and compares it with the f64 reference.
+pub fn run_case(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
+    match case.desc.dtype {
+        DType::F32 => run_typed::<f32>(ctx, case, seed),
+        DType::F16 => run_typed::<half::f16>(ctx, case, seed),
+    }
+}
+
+/// The matrix `sdpa check` runs: every kernel the adapter can run, both dtypes (f16 where the
+/// adapter has it), every mask kind, GQA/MQA, transposed and strided layouts, ragged lengths,
+/// the common head dims, and large-magnitude inputs. Small shapes: it must finish in seconds on
+/// a CPU adapter.
+pub fn default_matrix(ctx: &Context) -> Vec<CheckCase> {
+    let caps = ctx.capabilities();
+    let mut dtypes = vec![DType::F32];
+    if caps.shader_f16 {
+        dtypes.push(DType::F16);
+    }
+    let mut cases = Vec::new();
+    for path in [Path::Unfused, Path::Fused] {
+        for &dtype in &dtypes {
+            let base =
+                |b, hq, hkv, lq, lk, d| AttentionDesc::new(b, hq, hkv, lq, lk, d).with_dtype(dtype);
+            let mut add = |name: &str, desc: AttentionDesc| {
+                cases.push(CheckCase::new(format!("{path} {dtype} {name}"), desc, path));
+            };
+            add("mha d64", base(1, 2, 2, 33, 47, 64));
+            add("gqa 8/2 d128", base(1, 8, 2, 40, 65, 128));
+            add("mqa 4/1 d80", base(2, 4, 1, 17, 33, 80));
+            add("d256", base(1, 1, 1, 9, 70, 256));
+            add("d32 q1", base(1, 2, 1, 1, 130, 32));
+            add("dv!=d 64/32", base(1, 2, 2, 31, 31, 64).with_v_head_dim(32));
+            add(
+                "causal br lq<lk",
+                base(1, 2, 2, 35, 77, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+            );
+            add(
+                "causal br lq>lk",
+                base(1, 2, 2, 70, 33, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+            );
+            add(
+                "causal tl",
+                base(1, 2, 2, 35, 77, 64).with_mask(Mask::Causal(CausalAlignment::TopLeft)),
+            );
+            add(
+                "bool mask [B,H,Lq,Lk]",
+                base(2, 2, 2, 33, 40, 64)
+                    .with_mask(Mask::Boolean(MaskLayout::dense(true, true, 2, 33, 40))),
+            );
+            add(
+                "additive mask [1,1,Lq,Lk]",
+                base(2, 4, 2, 33, 40, 64)
+                    .with_mask(Mask::Additive(MaskLayout::dense(false, false, 4, 33, 40))),
+            );
+            add(
+                "key padding [B,1,1,Lk]",
+                base(2, 2, 2, 33, 40, 64).with_mask(Mask::Boolean(MaskLayout {
+                    offset: 0,
+                    batch_stride: 40,
+                    head_stride: 0,
+                    q_stride: 0,
+                })),
+            );
+            add("transposed BLHD", base(2, 4, 2, 33, 50, 64).transposed());
+            add(
+                "kv cache slice",
+                kv_cache_slice(base(1, 4, 2, 33, 50, 64), 96, 7),
+            );
+            let mut big = CheckCase::new(
+                format!("{path} {dtype} N(0,1) d128"),
+                base(1, 2, 2, 40, 70, 128),
+                path,
+            );
+            big.inputs = Inputs::Normal;
+            cases.push(big);
+        }
+    }
+    cases
+}
+
+/// `desc` with K and V read from a `[B, Hkv, capacity, D]` cache starting at position `start`:
+/// the layout a decoder's KV cache slice has.
+pub fn kv_cache_slice(desc: AttentionDesc, capacity: u32, start: u32) -> AttentionDesc {
+    use crate::desc::TensorLayout;
+    let k = TensorLayout::bhld(desc.kv_heads, capacity, desc.head_dim);
+    let v = TensorLayout::bhld(desc.kv_heads, capacity, desc.v_head_dim);
+    let (k_off, v_off) = (
+        start as u64 * desc.head_dim as u64,
+        start as u64 * desc.v_head_dim as u64,
+    );
+    desc.with_layout(Tensor::K, k.with_offset(k_off))
+        .with_layout(Tensor::V, v.with_offset(v_off))
+}

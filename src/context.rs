@@ -1,0 +1,195 @@
+//! The device, queue and pipeline cache every [`crate::Attention`] runs on.
+
+use std::sync::Arc;
+
+use crate::capabilities::Capabilities;
+use crate::desc::AttentionDesc;
+use crate::error::{Error, Result};
+use crate::pipelines::PipelineCache;
+use crate::planner::{plan, Plan, PlanOptions, DEFAULT_FUSED_THRESHOLD};
+
+/// The features this crate uses when the adapter has them.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_F16
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+
+struct Shared {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    caps: Capabilities,
+    pipelines: PipelineCache,
+    /// Bound in the mask slot when a problem has no mask buffer.
+    empty_mask: wgpu::Buffer,
+}
+
+/// A wgpu device and queue with what the crate knows about them. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Context {
+    shared: Arc<Shared>,
+    fused_threshold: u32,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("adapter", &self.shared.caps.adapter_name)
+            .field("backend", &self.shared.caps.backend)
+            .field("fused_threshold", &self.fused_threshold)
+            .finish()
+    }
+}
+
+impl Context {
+    /// Creates an adapter and device of its own, blocking (for tests, tools, programs without a
+    /// window). `WGPU_BACKEND` (e.g. `vulkan`, `metal`) and `WGPU_ADAPTER_NAME` (a case-insensitive
+    /// substring of the adapter's name) choose the adapter, as wgpu's own helpers do.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn headless() -> Result<Self> {
+        pollster::block_on(Self::headless_async())
+    }
+
+    /// [`Context::headless`] as a future (the only form in a browser).
+    pub async fn headless_async() -> Result<Self> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = select_adapter(&instance).await?;
+        let features = adapter.features() & WANTED_FEATURES;
+        let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: the cooperative-matrix feature is used only with configurations that
+            // `Adapter::cooperative_matrix_properties` lists (see planner and capabilities).
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgpu-sdpa"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                experimental_features: experimental,
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        // Errors outside the crate's error scopes must not abort the process.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("wgpu-sdpa: uncaptured wgpu error: {e}");
+        }));
+        Ok(Self::from_wgpu(device, queue, &adapter))
+    }
+
+    /// Wraps a caller's device and queue (a wgpu application's own), so attention is recorded into
+    /// the caller's command encoders on the caller's buffers. `adapter` must be the adapter the
+    /// device was created from; features and limits are read from the device.
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue, adapter: &wgpu::Adapter) -> Self {
+        let caps = Capabilities::from_device(adapter, &device);
+        Self::from_parts(device, queue, caps)
+    }
+
+    /// Wraps a device and queue with capabilities the caller states (they must not claim
+    /// features or limits the device lacks). Useful with lowered limits in tests.
+    pub fn from_parts(device: wgpu::Device, queue: wgpu::Queue, caps: Capabilities) -> Self {
+        let empty_mask = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-sdpa empty mask"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        Context {
+            shared: Arc::new(Shared {
+                device,
+                queue,
+                caps,
+                pipelines: PipelineCache::default(),
+                empty_mask,
+            }),
+            fused_threshold: DEFAULT_FUSED_THRESHOLD,
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.shared.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.shared.queue
+    }
+
+    /// What the adapter can do.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.shared.caps
+    }
+
+    /// The query length from which `Path::Auto` picks the fused kernel on this context.
+    pub fn fused_threshold(&self) -> u32 {
+        self.fused_threshold
+    }
+
+    /// Sets the fused threshold of this context (clones made earlier keep theirs).
+    pub fn set_fused_threshold(&mut self, q_len: u32) {
+        self.fused_threshold = q_len;
+    }
+
+    /// Plan options with this context's threshold.
+    pub fn plan_options(&self) -> PlanOptions {
+        PlanOptions {
+            fused_threshold: self.fused_threshold,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// Plans `desc` with default options, without compiling anything.
+    pub fn plan(&self, desc: &AttentionDesc) -> Result<Plan> {
+        plan(&self.shared.caps, desc, &self.plan_options())
+    }
+
+    /// Number of pipelines compiled so far on this context (each variant is compiled once).
+    pub fn compiled_pipelines(&self) -> usize {
+        self.shared.pipelines.compiled_count()
+    }
+
+    pub(crate) fn pipelines(&self) -> &PipelineCache {
+        &self.shared.pipelines
+    }
+
+    pub(crate) fn empty_mask(&self) -> &wgpu::Buffer {
+        &self.shared.empty_mask
+    }
+}
+
+/// The adapter named by `WGPU_ADAPTER_NAME`, or the default (high-performance) one.
+async fn select_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter> {
+    let wanted = std::env::var("WGPU_ADAPTER_NAME")
+        .ok()
+        .filter(|s| !s.is_empty());
+    if let Some(name) = wanted {
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| {
+                a.get_info()
+                    .name
+                    .to_lowercase()
+                    .contains(&name.to_lowercase())
+            })
+            .ok_or_else(|| {
+                Error::NoAdapter(format!(
+                    "WGPU_ADAPTER_NAME={name:?} matches none of the adapters {names:?}"
+                ))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env()
+                .unwrap_or(wgpu::PowerPreference::HighPerformance),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::NoAdapter(e.to_string()))
+}

@@ -1,0 +1,16 @@
+//! One module per kernel family. Each says which shader variants it needs for a description,
+//! with which grids; [`crate::Attention`] compiles them through the pipeline cache and records them.
+
+pub mod fused;
+pub mod unfused;
+
+use crate::shader::ShaderVariant;
+
+/// One dispatch of a plan: the variant and its grid of workgroups.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispatch {
+    /// The shader variant.
+    pub variant: ShaderVariant,
+    /// Workgroups along x, y, z.
+    pub workgroups: [u32; 3],
+}

@@ -1,0 +1,77 @@
+//! The unfused family: Q·Kᵀ into an f32 score matrix (`wgsl/unfused_scores.wgsl`), a row softmax
+//! in place with scale and mask (`wgsl/unfused_softmax.wgsl`), then P·V
+//! (`wgsl/unfused_pv.wgsl`). The score matrix is `B * Hq * Lq * Lk * 4` bytes of scratch.
+
+use crate::capabilities::Capabilities;
+use crate::desc::AttentionDesc;
+use crate::error::{Error, Result};
+use crate::kernels::Dispatch;
+use crate::planner::{check_grid, mask_kind};
+use crate::shader::{KernelEntry, ShaderVariant};
+
+/// Rows and columns of the GEMM tiles (`TILE` in both GEMM shaders).
+const GEMM_TILE: u32 = 64;
+
+/// Bytes of the f32 score matrix.
+pub fn scratch_bytes(desc: &AttentionDesc) -> u64 {
+    desc.batch as u64 * desc.q_heads as u64 * desc.q_len as u64 * desc.kv_len as u64 * 4
+}
+
+/// A 1-D count of workgroups as a 2-D grid that fits the per-dimension limit.
+pub(crate) fn grid_2d(count: u32, max_per_dim: u32) -> [u32; 3] {
+    let x = count.min(max_per_dim).max(1);
+    [x, count.div_ceil(x), 1]
+}
+
+/// The three dispatches and the scratch size, checked against the adapter.
+pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>, u64)> {
+    let scratch = scratch_bytes(desc);
+    let limit = caps.max_storage_binding_bytes.min(caps.max_buffer_bytes);
+    if scratch > limit {
+        return Err(Error::limit(
+            "unfused score matrix bytes (B * Hq * Lq * Lk * 4)",
+            scratch,
+            "max_storage_buffer_binding_size",
+            limit,
+        ));
+    }
+    if scratch / 4 > u32::MAX as u64 {
+        return Err(Error::limit(
+            "unfused score matrix elements",
+            scratch / 4,
+            "32-bit element index of the kernels",
+            u32::MAX as u64,
+        ));
+    }
+    let heads = desc.batch * desc.q_heads;
+    let row_tiles = desc.q_len.div_ceil(GEMM_TILE);
+    let variant = |entry, constants| ShaderVariant {
+        entry,
+        dtype: desc.dtype,
+        constants,
+    };
+    let rows = desc.batch as u64 * desc.q_heads as u64 * desc.q_len as u64;
+    let rows = u32::try_from(rows)
+        .map_err(|_| Error::limit("softmax rows", rows, "u32", u32::MAX as u64))?;
+    let dispatches = vec![
+        Dispatch {
+            variant: variant(KernelEntry::UnfusedScores, vec![]),
+            workgroups: [desc.kv_len.div_ceil(GEMM_TILE), row_tiles, heads],
+        },
+        Dispatch {
+            variant: variant(
+                KernelEntry::UnfusedSoftmax,
+                vec![("MASK_KIND", mask_kind(desc))],
+            ),
+            workgroups: grid_2d(rows, caps.max_workgroups_per_dimension),
+        },
+        Dispatch {
+            variant: variant(KernelEntry::UnfusedPv, vec![]),
+            workgroups: [desc.v_head_dim.div_ceil(GEMM_TILE), row_tiles, heads],
+        },
+    ];
+    for d in &dispatches {
+        check_grid(caps, d.variant.entry.name(), d.workgroups)?;
+    }
+    Ok((dispatches, scratch))
+}

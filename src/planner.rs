@@ -1,0 +1,282 @@
+//! Who decides fused vs unfused: the planner checks a description against an adapter and picks
+//! the kernel, its tiles and its dispatches, and says why.
+
+use std::fmt;
+
+use crate::capabilities::Capabilities;
+use crate::desc::{AttentionDesc, DType, Tensor};
+use crate::error::{Error, Result};
+use crate::kernels::{fused, unfused, Dispatch};
+use crate::shader::ShaderVariant;
+
+/// The query length from which `Path::Auto` picks the fused kernel (the seed's threshold).
+pub const DEFAULT_FUSED_THRESHOLD: u32 = 32;
+
+/// Which kernel to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Path {
+    /// Let the planner choose by query length and adapter.
+    #[default]
+    Auto,
+    /// The fused (flash) kernel; an error if it cannot serve the description.
+    Fused,
+    /// Q·Kᵀ -> softmax -> P·V with the scores in device memory.
+    Unfused,
+    /// The decode kernel for `q_len <= 8` (not implemented yet: always an error).
+    Vector,
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Path::Auto => "auto",
+            Path::Fused => "fused",
+            Path::Unfused => "unfused",
+            Path::Vector => "vector",
+        })
+    }
+}
+
+impl std::str::FromStr for Path {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Path::Auto),
+            "fused" => Ok(Path::Fused),
+            "unfused" => Ok(Path::Unfused),
+            "vector" => Ok(Path::Vector),
+            _ => Err(Error::invalid(
+                "path",
+                s,
+                "must be one of auto, fused, unfused, vector",
+            )),
+        }
+    }
+}
+
+/// Tile sizes of the portable fused kernel, fitted to the adapter's workgroup memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FusedTiles {
+    /// Query rows per workgroup.
+    pub block_q: u32,
+    /// Keys per KV tile.
+    pub block_k: u32,
+    /// Head dims of K staged at once (`head_dim` when the whole row fits).
+    pub d_chunk: u32,
+    /// Keys of V staged at once (`block_k` when the whole tile fits).
+    pub k_chunk: u32,
+    /// Threads per workgroup.
+    pub workgroup_size: u32,
+    /// Workgroup memory used, bytes.
+    pub workgroup_bytes: u32,
+}
+
+/// The kernel a plan runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// Three dispatches with the f32 scores in a scratch buffer.
+    Unfused,
+    /// One dispatch of the portable fused kernel.
+    Fused(FusedTiles),
+}
+
+impl Kernel {
+    /// A short name: `unfused` or `fused`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Unfused => "unfused",
+            Kernel::Fused(_) => "fused",
+        }
+    }
+}
+
+/// Options of the planner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Which kernel (default: auto).
+    pub path: Path,
+    /// `Auto` picks the fused kernel from this query length on.
+    pub fused_threshold: u32,
+    /// Force the fused kernel's `(block_q, block_k)` (for tuning); `None` lets the planner fit them.
+    pub fused_blocks: Option<(u32, u32)>,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            path: Path::Auto,
+            fused_threshold: DEFAULT_FUSED_THRESHOLD,
+            fused_blocks: None,
+        }
+    }
+}
+
+/// What will run for one description on one adapter, and why.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    desc: AttentionDesc,
+    kernel: Kernel,
+    reason: String,
+    dispatches: Vec<Dispatch>,
+    scratch_bytes: u64,
+}
+
+impl Plan {
+    /// The kernel chosen.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Why it was chosen.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// The description planned for.
+    pub fn desc(&self) -> &AttentionDesc {
+        &self.desc
+    }
+
+    /// The dispatches, in order.
+    pub fn dispatches(&self) -> &[Dispatch] {
+        &self.dispatches
+    }
+
+    /// Every shader variant the plan compiles.
+    pub fn shader_variants(&self) -> Vec<ShaderVariant> {
+        self.dispatches.iter().map(|d| d.variant.clone()).collect()
+    }
+
+    /// Bytes of device memory the plan needs beyond the caller's tensors (the unfused score
+    /// matrix; 0 for the fused kernel, whose memory is O(tile)).
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch_bytes
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kernel {
+            Kernel::Unfused => write!(
+                f,
+                "unfused (scores {} KiB)",
+                self.scratch_bytes.div_ceil(1024)
+            )?,
+            Kernel::Fused(t) => write!(
+                f,
+                "fused BQ={} BK={} d_chunk={} k_chunk={} threads={} wg_mem={}B",
+                t.block_q, t.block_k, t.d_chunk, t.k_chunk, t.workgroup_size, t.workgroup_bytes
+            )?,
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+/// Checks the parts of a description every kernel needs from the adapter: the dtype's feature
+/// and each tensor's binding size.
+fn check_adapter(caps: &Capabilities, desc: &AttentionDesc) -> Result<()> {
+    if desc.dtype == DType::F16 && !caps.shader_f16 {
+        return Err(Error::MissingFeature {
+            feature: "SHADER_F16".into(),
+            needed_for: "dtype f16".into(),
+            adapter: caps.adapter_name.clone(),
+        });
+    }
+    for tensor in [Tensor::Q, Tensor::K, Tensor::V, Tensor::Out, Tensor::Mask] {
+        let bytes = desc.required_bytes(tensor).next_multiple_of(4);
+        if bytes > caps.max_storage_binding_bytes {
+            return Err(Error::limit(
+                format!("{} bytes", tensor.name()),
+                bytes,
+                "max_storage_buffer_binding_size",
+                caps.max_storage_binding_bytes,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Plans `desc` on an adapter with capabilities `caps`.
+pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) -> Result<Plan> {
+    desc.validate()?;
+    check_adapter(caps, desc)?;
+    let unfused_plan = |reason: String| -> Result<Plan> {
+        let (dispatches, scratch_bytes) = unfused::plan(caps, desc)?;
+        Ok(Plan {
+            desc: desc.clone(),
+            kernel: Kernel::Unfused,
+            reason,
+            dispatches,
+            scratch_bytes,
+        })
+    };
+    let fused_plan = |reason: String| -> Result<Plan> {
+        let tiles = fused::fit_tiles(caps, desc, options.fused_blocks)?;
+        Ok(Plan {
+            desc: desc.clone(),
+            kernel: Kernel::Fused(tiles),
+            reason,
+            dispatches: fused::plan(caps, desc, &tiles)?,
+            scratch_bytes: 0,
+        })
+    };
+    match options.path {
+        Path::Unfused => unfused_plan("forced by path=unfused".into()),
+        Path::Fused => {
+            fused_plan("forced by path=fused".into()).map_err(|e| Error::PathUnavailable {
+                path: "fused".into(),
+                reason: e.to_string(),
+            })
+        }
+        Path::Vector => Err(Error::PathUnavailable {
+            path: "vector".into(),
+            reason: "the vector (decode) kernel is not implemented yet".into(),
+        }),
+        Path::Auto if desc.q_len >= options.fused_threshold => {
+            let reason = format!(
+                "q_len {} >= fused threshold {}",
+                desc.q_len, options.fused_threshold
+            );
+            match fused_plan(reason) {
+                Ok(p) => Ok(p),
+                Err(why) => unfused_plan(format!(
+                    "q_len {} >= fused threshold {}, but the fused kernel cannot serve it ({why})",
+                    desc.q_len, options.fused_threshold
+                )),
+            }
+        }
+        Path::Auto => unfused_plan(format!(
+            "q_len {} < fused threshold {}",
+            desc.q_len, options.fused_threshold
+        )),
+    }
+}
+
+/// Checks a grid against `max_compute_workgroups_per_dimension`.
+pub(crate) fn check_grid(caps: &Capabilities, what: &str, grid: [u32; 3]) -> Result<()> {
+    for (axis, n) in ["x", "y", "z"].iter().zip(grid) {
+        if n > caps.max_workgroups_per_dimension {
+            return Err(Error::limit(
+                format!("{what} workgroups along {axis}"),
+                n as u64,
+                "max_compute_workgroups_per_dimension",
+                caps.max_workgroups_per_dimension as u64,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The override constant that selects the mask code in `wgsl/mask.wgsl`.
+pub(crate) fn mask_kind(desc: &AttentionDesc) -> u32 {
+    use crate::desc::Mask;
+    match desc.mask {
+        Mask::None => 0,
+        Mask::Causal(_) => 1,
+        Mask::Boolean(_) => 2,
+        Mask::Additive(_) => match desc.dtype {
+            DType::F32 => 3,
+            DType::F16 => 4,
+        },
+    }
+}

@@ -1,0 +1,150 @@
+//! WGSL sources and their specialisations.
+//!
+//! Each kernel is one file of `wgsl/`, preceded by the shared pieces it uses (`params.wgsl`,
+//! `mask.wgsl`) and a short generated header (`enable f16;`, `alias elem = ...;`). Everything
+//! else that varies (tile sizes, head dims, mask kind) is a WGSL `override` constant, so one
+//! source serves every shape and a [`ShaderVariant`] is the source plus its constants.
+
+use crate::desc::DType;
+
+const PARAMS: &str = include_str!("../wgsl/params.wgsl");
+const MASK: &str = include_str!("../wgsl/mask.wgsl");
+const UNFUSED_SCORES: &str = include_str!("../wgsl/unfused_scores.wgsl");
+const UNFUSED_SOFTMAX: &str = include_str!("../wgsl/unfused_softmax.wgsl");
+const UNFUSED_PV: &str = include_str!("../wgsl/unfused_pv.wgsl");
+const FUSED: &str = include_str!("../wgsl/fused.wgsl");
+
+/// A kernel entry point (one WGSL file, entry `main`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelEntry {
+    /// Unfused step 1, `wgsl/unfused_scores.wgsl`.
+    UnfusedScores,
+    /// Unfused step 2, `wgsl/unfused_softmax.wgsl`.
+    UnfusedSoftmax,
+    /// Unfused step 3, `wgsl/unfused_pv.wgsl`.
+    UnfusedPv,
+    /// The portable fused kernel, `wgsl/fused.wgsl`.
+    Fused,
+}
+
+/// How a kernel binds one of the crate's fixed binding slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BindingKind {
+    Uniform,
+    Read,
+    ReadWrite,
+}
+
+/// The fixed binding slots shared by every kernel.
+pub(crate) mod slot {
+    pub const PARAMS: u32 = 0;
+    pub const Q: u32 = 1;
+    pub const K: u32 = 2;
+    pub const V: u32 = 3;
+    pub const OUT: u32 = 4;
+    pub const MASK: u32 = 5;
+    pub const SCRATCH: u32 = 6;
+}
+
+impl KernelEntry {
+    /// A short name (labels, tables).
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelEntry::UnfusedScores => "unfused_scores",
+            KernelEntry::UnfusedSoftmax => "unfused_softmax",
+            KernelEntry::UnfusedPv => "unfused_pv",
+            KernelEntry::Fused => "fused",
+        }
+    }
+
+    fn body(self) -> &'static str {
+        match self {
+            KernelEntry::UnfusedScores => UNFUSED_SCORES,
+            KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
+            KernelEntry::UnfusedPv => UNFUSED_PV,
+            KernelEntry::Fused => FUSED,
+        }
+    }
+
+    fn uses_mask(self) -> bool {
+        matches!(self, KernelEntry::UnfusedSoftmax | KernelEntry::Fused)
+    }
+
+    /// The binding slots the kernel declares, with their access.
+    pub(crate) fn bindings(self) -> &'static [(u32, BindingKind)] {
+        use BindingKind::*;
+        match self {
+            KernelEntry::UnfusedScores => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::SCRATCH, ReadWrite),
+            ],
+            KernelEntry::UnfusedSoftmax => &[
+                (slot::PARAMS, Uniform),
+                (slot::MASK, Read),
+                (slot::SCRATCH, ReadWrite),
+            ],
+            KernelEntry::UnfusedPv => &[
+                (slot::PARAMS, Uniform),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::SCRATCH, Read),
+            ],
+            KernelEntry::Fused => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
+            ],
+        }
+    }
+}
+
+/// One compiled specialisation of a kernel: entry, storage dtype and override constants.
+/// Equal variants share one pipeline in the context's cache.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ShaderVariant {
+    /// The kernel.
+    pub entry: KernelEntry,
+    /// The storage dtype (`elem` in the WGSL).
+    pub dtype: DType,
+    /// Override constants, by name.
+    pub constants: Vec<(&'static str, u32)>,
+}
+
+impl ShaderVariant {
+    /// The WGSL source of the module: generated header, shared pieces, kernel.
+    pub fn source(&self) -> String {
+        let mut src = String::new();
+        if self.dtype == DType::F16 {
+            src.push_str("enable f16;\n");
+        }
+        src.push_str(&format!("alias elem = {};\n\n", self.dtype.wgsl()));
+        src.push_str(PARAMS);
+        if self.entry.uses_mask() {
+            src.push_str(MASK);
+        }
+        src.push_str(self.entry.body());
+        src
+    }
+
+    /// The override constants as wgpu takes them.
+    pub fn pipeline_constants(&self) -> Vec<(&'static str, f64)> {
+        self.constants
+            .iter()
+            .map(|&(name, value)| (name, value as f64))
+            .collect()
+    }
+
+    /// A label for wgpu objects and tables, e.g. `fused f16 BQ=32 BK=32 ...`.
+    pub fn label(&self) -> String {
+        let mut s = format!("{} {}", self.entry.name(), self.dtype);
+        for (name, value) in &self.constants {
+            s.push_str(&format!(" {name}={value}"));
+        }
+        s
+    }
+}
