@@ -13,6 +13,8 @@ pub struct Capabilities {
     pub adapter_name: String,
     /// The backend (Vulkan, Metal, Dx12, Gl, BrowserWebGpu).
     pub backend: wgpu::Backend,
+    /// Discrete, integrated, CPU (lavapipe), ...
+    pub device_type: wgpu::DeviceType,
     /// `SHADER_F16` is enabled on the device.
     pub shader_f16: bool,
     /// `SUBGROUP` is enabled on the device.
@@ -74,6 +76,7 @@ impl Capabilities {
         Capabilities {
             adapter_name: info.name.clone(),
             backend: info.backend,
+            device_type: info.device_type,
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             subgroups: features.contains(wgpu::Features::SUBGROUP),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
@@ -98,6 +101,7 @@ impl Capabilities {
         Capabilities {
             adapter_name: "Apple M-series (profile)".into(),
             backend: wgpu::Backend::Metal,
+            device_type: wgpu::DeviceType::IntegratedGpu,
             shader_f16: true,
             subgroups: true,
             timestamps: true,
@@ -121,6 +125,7 @@ impl Capabilities {
         Capabilities {
             adapter_name: "NVIDIA H200 (profile)".into(),
             backend: wgpu::Backend::Vulkan,
+            device_type: wgpu::DeviceType::DiscreteGpu,
             shader_f16: true,
             subgroups: true,
             timestamps: true,
@@ -143,6 +148,7 @@ impl Capabilities {
         Capabilities {
             adapter_name: "llvmpipe (profile)".into(),
             backend: wgpu::Backend::Vulkan,
+            device_type: wgpu::DeviceType::Cpu,
             shader_f16: true,
             subgroups: true,
             timestamps: true,
@@ -166,6 +172,7 @@ impl Capabilities {
         Capabilities {
             adapter_name: "browser WebGPU (profile)".into(),
             backend: wgpu::Backend::BrowserWebGpu,
+            device_type: wgpu::DeviceType::Other,
             shader_f16: false,
             subgroups: false,
             timestamps: false,

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod attention;
+pub mod bench;
 pub mod capabilities;
 pub mod check;
 pub mod context;
@@ -43,6 +44,7 @@ mod pipelines;
 pub mod planner;
 pub mod reference;
 pub mod shader;
+pub mod tensor_file;
 
 pub use attention::{Attention, AttentionBuffers, Element, HostMask};
 pub use capabilities::Capabilities;

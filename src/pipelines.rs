@@ -42,10 +42,23 @@ impl PipelineCache {
         let module = match cache.modules.get(&source) {
             Some(m) => m.clone(),
             None => {
-                let m = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(variant.entry.name()),
                     source: wgpu::ShaderSource::Wgsl(source.clone().into()),
-                });
+                };
+                // EXPERIMENT (measuring the cost of wgpu's injected checks on the H200 only):
+                // not to be used until the bounds proof of every kernel is written and tested.
+                let m = if std::env::var_os("WGPU_SDPA_EXPERIMENT_UNCHECKED").is_some() {
+                    // SAFETY: experiment only, see above.
+                    unsafe {
+                        device.create_shader_module_trusted(
+                            desc,
+                            wgpu::ShaderRuntimeChecks::unchecked(),
+                        )
+                    }
+                } else {
+                    device.create_shader_module(desc)
+                };
                 cache.modules.insert(source, m.clone());
                 m
             }

@@ -1,0 +1,346 @@
+//! The benchmark behind `sdpa bench` and `cargo bench`: the seed's table, unfused against fused
+//! on the same buffers, timed with GPU timestamps where the adapter has them.
+
+use std::time::Instant;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::attention::{read_buffer, Attention, AttentionBuffers};
+use crate::context::Context;
+use crate::desc::{AttentionDesc, CausalAlignment, DType, Mask, Tensor};
+use crate::error::{Error, Result};
+use crate::planner::{Path, PlanOptions};
+
+/// One row of the sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BenchShape {
+    /// Batch.
+    pub batch: u32,
+    /// Query length.
+    pub q_len: u32,
+    /// Key length.
+    pub kv_len: u32,
+    /// Head dim (q, k and v).
+    pub head_dim: u32,
+    /// Query heads.
+    pub q_heads: u32,
+    /// Key/value heads.
+    pub kv_heads: u32,
+    /// `[B, L, H, D]` layouts instead of `[B, H, L, D]` (the seed's `tpose`).
+    pub transposed: bool,
+    /// Storage dtype.
+    pub dtype: DType,
+    /// Causal (bottom-right) instead of no mask.
+    pub causal: bool,
+}
+
+impl BenchShape {
+    /// The problem description of the row.
+    pub fn desc(&self) -> AttentionDesc {
+        let mut d = AttentionDesc::new(
+            self.batch,
+            self.q_heads,
+            self.kv_heads,
+            self.q_len,
+            self.kv_len,
+            self.head_dim,
+        )
+        .with_dtype(self.dtype);
+        if self.causal {
+            d = d.with_mask(Mask::Causal(CausalAlignment::BottomRight));
+        }
+        if self.transposed {
+            d = d.transposed();
+        }
+        d
+    }
+}
+
+/// How one path of a row went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathTiming {
+    /// Median milliseconds per call, or why there is none.
+    pub ms: std::result::Result<f64, String>,
+    /// The plan's summary.
+    pub plan: String,
+    /// Device memory beyond q, k, v and out, bytes (the unfused score matrix).
+    pub extra_bytes: u64,
+}
+
+/// A measured row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchRow {
+    /// The shape.
+    pub shape: BenchShape,
+    /// Unfused timing.
+    pub unfused: PathTiming,
+    /// Fused timing.
+    pub fused: PathTiming,
+    /// Floating-point operations of one call (visible keys only).
+    pub flops: f64,
+}
+
+impl BenchRow {
+    /// `t_unfused / t_fused - 1` in percent (the seed's `diff%`), when both ran.
+    pub fn diff_percent(&self) -> Option<f64> {
+        match (&self.unfused.ms, &self.fused.ms) {
+            (Ok(u), Ok(f)) => Some((u / f - 1.0) * 100.0),
+            _ => None,
+        }
+    }
+
+    /// TFLOP/s of a timing.
+    pub fn tflops(&self, t: &PathTiming) -> Option<f64> {
+        t.ms.as_ref().ok().map(|ms| self.flops / (ms * 1e-3) / 1e12)
+    }
+}
+
+/// How times were taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// GPU timestamps at the beginning and end of the compute pass.
+    GpuTimestamps,
+    /// Wall clock around submit and wait (adapters without timestamp queries).
+    WallClock,
+}
+
+/// The clock [`measure`] uses on this context.
+pub fn clock(ctx: &Context) -> Clock {
+    if ctx.capabilities().timestamps {
+        Clock::GpuTimestamps
+    } else {
+        Clock::WallClock
+    }
+}
+
+/// A buffer of `bytes` random values of `dtype` in `[0, hi)` (a repeated 64 KiB block: enough
+/// to keep values realistic without spending seconds on the host for gigabyte tensors).
+fn random_buffer(
+    ctx: &Context,
+    label: &str,
+    bytes: u64,
+    dtype: DType,
+    hi: f64,
+    seed: u64,
+) -> wgpu::Buffer {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let block: Vec<u8> = match dtype {
+        DType::F32 => bytemuck::cast_slice(
+            &(0..16384)
+                .map(|_| (rng.gen::<f64>() * hi) as f32)
+                .collect::<Vec<f32>>(),
+        )
+        .to_vec(),
+        DType::F16 => bytemuck::cast_slice(
+            &(0..32768)
+                .map(|_| half::f16::from_f64(rng.gen::<f64>() * hi))
+                .collect::<Vec<half::f16>>(),
+        )
+        .to_vec(),
+    };
+    let size = bytes.next_multiple_of(4).max(4);
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut at = 0;
+    while at < size {
+        let n = (size - at).min(block.len() as u64);
+        ctx.queue().write_buffer(&buffer, at, &block[..n as usize]);
+        at += n;
+    }
+    buffer
+}
+
+/// Times `calls` back-to-back calls of `attention` in one submission; returns milliseconds per
+/// call (median of the per-pass timestamps, or the wall-clock mean).
+fn time_calls(
+    ctx: &Context,
+    attention: &Attention,
+    buffers: &AttentionBuffers<'_>,
+    calls: u32,
+) -> Result<f64> {
+    let device = ctx.device();
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("bench"),
+    });
+    match clock(ctx) {
+        Clock::GpuTimestamps => {
+            let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2 * calls,
+            });
+            for i in 0..calls {
+                attention.encode_with_timestamps(
+                    &mut encoder,
+                    buffers,
+                    Some(wgpu::ComputePassTimestampWrites {
+                        query_set: &queries,
+                        beginning_of_pass_write_index: Some(2 * i),
+                        end_of_pass_write_index: Some(2 * i + 1),
+                    }),
+                )?;
+            }
+            let bytes = 16 * calls as u64;
+            let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let readback = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps readback"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.resolve_query_set(&queries, 0..2 * calls, &resolve, 0);
+            encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
+            ctx.queue().submit([encoder.finish()]);
+            let raw = pollster::block_on(read_buffer(device, &readback))?;
+            let ticks: &[u64] = bytemuck::cast_slice(&raw);
+            let period_ns = ctx.queue().get_timestamp_period() as f64;
+            let mut ms: Vec<f64> = ticks
+                .chunks(2)
+                .map(|t| t[1].saturating_sub(t[0]) as f64 * period_ns * 1e-6)
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            Ok(ms[ms.len() / 2])
+        }
+        Clock::WallClock => {
+            for _ in 0..calls {
+                attention.encode(&mut encoder, buffers)?;
+            }
+            let start = Instant::now();
+            ctx.queue().submit([encoder.finish()]);
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| Error::Gpu {
+                    kind: crate::error::GpuErrorKind::DeviceLost,
+                    message: e.to_string(),
+                })?;
+            Ok(start.elapsed().as_secs_f64() * 1e3 / calls as f64)
+        }
+    }
+}
+
+/// Measures one path of a shape: warm-up, then enough calls for about `budget_ms` of GPU time
+/// (at least 3, at most 50).
+fn measure_path(
+    ctx: &Context,
+    desc: &AttentionDesc,
+    options: &PlanOptions,
+    buffers: &AttentionBuffers<'_>,
+    budget_ms: f64,
+) -> PathTiming {
+    let attention = match Attention::with_options(ctx, desc, options) {
+        Ok(a) => a,
+        Err(e) => {
+            return PathTiming {
+                ms: Err(e.to_string()),
+                plan: String::new(),
+                extra_bytes: 0,
+            }
+        }
+    };
+    let plan = attention.plan().to_string();
+    let extra_bytes = attention.plan().scratch_bytes();
+    let ms = time_calls(ctx, &attention, buffers, 1).and_then(|first| {
+        let calls = (budget_ms / first.max(1e-3)).clamp(3.0, 50.0) as u32;
+        time_calls(ctx, &attention, buffers, calls)
+    });
+    PathTiming {
+        ms: ms.map_err(|e| e.to_string()),
+        plan,
+        extra_bytes,
+    }
+}
+
+/// Measures one row: unfused (unless `with_unfused` is false) and fused on the same buffers.
+pub fn measure(
+    ctx: &Context,
+    shape: &BenchShape,
+    fused_blocks: Option<(u32, u32)>,
+    budget_ms: f64,
+    with_unfused: bool,
+) -> BenchRow {
+    let desc = shape.desc();
+    let scale = desc.effective_scale() as f64;
+    let bytes = |t: Tensor| desc.required_bytes(t);
+    let q = random_buffer(ctx, "q", bytes(Tensor::Q), desc.dtype, 0.5, 1);
+    let k = random_buffer(ctx, "k", bytes(Tensor::K), desc.dtype, 0.5, 2);
+    let v = random_buffer(ctx, "v", bytes(Tensor::V), desc.dtype, scale, 3);
+    let out = random_buffer(ctx, "out", bytes(Tensor::Out), desc.dtype, 0.0, 4);
+    let buffers = AttentionBuffers {
+        q: &q,
+        k: &k,
+        v: &v,
+        out: &out,
+        mask: None,
+    };
+    let options = |path| PlanOptions {
+        path,
+        fused_blocks,
+        ..ctx.plan_options()
+    };
+    let unfused = if with_unfused {
+        measure_path(ctx, &desc, &options(Path::Unfused), &buffers, budget_ms)
+    } else {
+        PathTiming {
+            ms: Err("skipped".into()),
+            plan: String::new(),
+            extra_bytes: 0,
+        }
+    };
+    let fused = measure_path(ctx, &desc, &options(Path::Fused), &buffers, budget_ms);
+    BenchRow {
+        shape: *shape,
+        unfused,
+        fused,
+        flops: desc.flops(),
+    }
+}
+
+/// The default sweep: the seed's shapes (B=1, 32/32 heads, hdim 64, 80 and 128 at
+/// L = 32..4096, f16 and f32, as `torch_sdpa_bench.py` runs them) plus GQA 32/8 and causal rows. On a CPU adapter (lavapipe) a
+/// reduced sweep (4 heads, L <= 256) that finishes in minutes.
+pub fn default_sweep(cpu_adapter: bool) -> Vec<BenchShape> {
+    let row = |dtype, head_dim, len, q_heads, kv_heads, causal| BenchShape {
+        batch: 1,
+        q_len: len,
+        kv_len: len,
+        head_dim,
+        q_heads,
+        kv_heads,
+        transposed: false,
+        dtype,
+        causal,
+    };
+    let mut rows = Vec::new();
+    if cpu_adapter {
+        for dtype in [DType::F16, DType::F32] {
+            for len in [32, 64, 128, 256] {
+                rows.push(row(dtype, 64, len, 4, 4, false));
+            }
+            rows.push(row(dtype, 128, 256, 4, 4, false));
+            rows.push(row(dtype, 64, 256, 4, 1, false));
+            rows.push(row(dtype, 64, 256, 4, 4, true));
+        }
+        return rows;
+    }
+    for dtype in [DType::F16, DType::F32] {
+        for head_dim in [64, 80, 128] {
+            for len in [32, 64, 128, 256, 512, 1024, 2048, 4096] {
+                rows.push(row(dtype, head_dim, len, 32, 32, false));
+            }
+        }
+        rows.push(row(dtype, 128, 4096, 32, 8, false));
+        rows.push(row(dtype, 64, 4096, 32, 32, true));
+        rows.push(row(dtype, 128, 4096, 32, 32, true));
+    }
+    rows
+}

@@ -1,0 +1,232 @@
+//! `sdpa bench`.
+
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use wgpu_sdpa::bench::{clock, default_sweep, measure, BenchRow, BenchShape, PathTiming};
+use wgpu_sdpa::{Context, DType, Error, Result};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Also write the rows as JSON to this file.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    /// Dtypes (f16, f32); default: the default sweep's.
+    #[arg(long, value_delimiter = ',')]
+    dtype: Vec<String>,
+    /// Head dims; with --len replaces the default sweep.
+    #[arg(long, value_delimiter = ',')]
+    hdim: Vec<u32>,
+    /// Sequence lengths (q_len = kv_len).
+    #[arg(long, value_delimiter = ',')]
+    len: Vec<u32>,
+    /// Query and key/value heads, e.g. 32,8.
+    #[arg(long, value_delimiter = ',', default_values_t = [32, 32])]
+    heads: Vec<u32>,
+    /// Batch.
+    #[arg(long, default_value_t = 1)]
+    batch: u32,
+    /// Masks to run: none, causal (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "none")]
+    mask: Vec<String>,
+    /// [B, L, H, D] layouts (the seed's tpose = 1).
+    #[arg(long)]
+    tpose: bool,
+    /// Skip the unfused path (for shapes whose score matrix would not fit).
+    #[arg(long)]
+    fused_only: bool,
+    /// Force the fused kernel's blocks, e.g. 32x64 (tuning).
+    #[arg(long)]
+    blocks: Option<String>,
+    /// GPU milliseconds to spend per measurement.
+    #[arg(long, default_value_t = 300.0)]
+    budget_ms: f64,
+}
+
+fn parse_dtype(s: &str) -> Result<DType> {
+    match s {
+        "f16" | "float16" => Ok(DType::F16),
+        "f32" | "float32" => Ok(DType::F32),
+        _ => Err(Error::invalid("--dtype", s, "must be f16 or f32")),
+    }
+}
+
+fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
+    if args.hdim.is_empty() && args.len.is_empty() {
+        let mut rows = default_sweep(cpu_adapter);
+        if !args.dtype.is_empty() {
+            let keep = args
+                .dtype
+                .iter()
+                .map(|s| parse_dtype(s))
+                .collect::<Result<Vec<_>>>()?;
+            rows.retain(|r| keep.contains(&r.dtype));
+        }
+        return Ok(rows);
+    }
+    let dtypes = if args.dtype.is_empty() {
+        vec![DType::F16, DType::F32]
+    } else {
+        args.dtype
+            .iter()
+            .map(|s| parse_dtype(s))
+            .collect::<Result<Vec<_>>>()?
+    };
+    if args.heads.len() != 2 {
+        return Err(Error::invalid(
+            "--heads",
+            format!("{:?}", args.heads),
+            "must be two numbers, e.g. 32,8",
+        ));
+    }
+    let hdims = if args.hdim.is_empty() {
+        vec![64]
+    } else {
+        args.hdim.clone()
+    };
+    let lens = if args.len.is_empty() {
+        vec![1024]
+    } else {
+        args.len.clone()
+    };
+    let mut rows = Vec::new();
+    for &dtype in &dtypes {
+        for mask in &args.mask {
+            let causal = match mask.as_str() {
+                "none" => false,
+                "causal" => true,
+                other => return Err(Error::invalid("--mask", other, "must be none or causal")),
+            };
+            for &head_dim in &hdims {
+                for &len in &lens {
+                    rows.push(BenchShape {
+                        batch: args.batch,
+                        q_len: len,
+                        kv_len: len,
+                        head_dim,
+                        q_heads: args.heads[0],
+                        kv_heads: args.heads[1],
+                        transposed: args.tpose,
+                        dtype,
+                        causal,
+                    });
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn ms(t: &PathTiming) -> String {
+    match &t.ms {
+        Ok(ms) => format!("{ms:.3}"),
+        Err(_) => "n/a".into(),
+    }
+}
+
+fn opt(x: Option<f64>, precision: usize) -> String {
+    x.map(|x| format!("{x:.precision$}"))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn json_row(r: &BenchRow) -> serde_json::Value {
+    let s = &r.shape;
+    let timing = |t: &PathTiming| {
+        json!({
+            "ms": t.ms.as_ref().ok(),
+            "error": t.ms.as_ref().err(),
+            "tflops": r.tflops(t),
+            "plan": t.plan,
+            "extra_bytes": t.extra_bytes,
+        })
+    };
+    json!({
+        "B": s.batch, "qsl": s.q_len, "ksl": s.kv_len, "hdim": s.head_dim,
+        "n_qh": s.q_heads, "n_kvh": s.kv_heads, "tpose": s.transposed,
+        "dtype": s.dtype.to_string(), "mask": if s.causal { "causal" } else { "none" },
+        "unfused": timing(&r.unfused), "fused": timing(&r.fused),
+        "diff_percent": r.diff_percent(), "flops": r.flops,
+    })
+}
+
+pub fn main(args: &Args) -> Result<ExitCode> {
+    let ctx = Context::headless()?;
+    let caps = ctx.capabilities();
+    let cpu = caps.device_type == wgpu::DeviceType::Cpu;
+    let blocks = match &args.blocks {
+        None => None,
+        Some(s) => {
+            let parsed = s
+                .split_once('x')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+            Some(parsed.ok_or_else(|| Error::invalid("--blocks", s, "must look like 32x64"))?)
+        }
+    };
+    let rows = shapes(args, cpu)?;
+    println!(
+        "# sdpa bench on {} ({:?}), clock: {:?}",
+        caps.adapter_name,
+        caps.backend,
+        clock(&ctx)
+    );
+    if cpu && args.hdim.is_empty() && args.len.is_empty() {
+        println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
+    }
+    println!(
+        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, fused plan"
+    );
+    let progress = ProgressBar::new(rows.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut json_rows = Vec::new();
+    for shape in &rows {
+        progress.set_message(format!(
+            "{} L={} d={}",
+            shape.dtype, shape.q_len, shape.head_dim
+        ));
+        let row = measure(&ctx, shape, blocks, args.budget_ms, !args.fused_only);
+        let s = &row.shape;
+        progress.suspend(|| {
+            println!(
+                "{:3}, {:5}, {:5}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {}",
+                s.batch,
+                s.q_len,
+                s.kv_len,
+                s.head_dim,
+                s.q_heads,
+                s.kv_heads,
+                u8::from(s.transposed),
+                s.dtype.to_string(),
+                if s.causal { "causal" } else { "none" },
+                ms(&row.unfused),
+                ms(&row.fused),
+                opt(row.diff_percent(), 1).to_string() + "%",
+                opt(row.tflops(&row.unfused), 2),
+                opt(row.tflops(&row.fused), 2),
+                format!("{:.3}", row.fused.extra_bytes as f64 / 1048576.0),
+                format!("{:.3}", row.unfused.extra_bytes as f64 / 1048576.0),
+                row.fused.ms.as_ref().err().map(|e| e.as_str()).unwrap_or(&row.fused.plan),
+            )
+        });
+        json_rows.push(json_row(&row));
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&json!({
+            "adapter": caps.adapter_name,
+            "backend": format!("{:?}", caps.backend),
+            "clock": format!("{:?}", clock(&ctx)),
+            "rows": json_rows,
+        }))
+        .map_err(|e| Error::invalid("--json", path.display(), e.to_string()))?;
+        std::fs::write(path, text).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
