@@ -16,7 +16,7 @@ fn main() -> wgpu_sdpa::Result<()> {
     );
     println!("dtype, hdim, L, heads, mask, t_unfused_ms, t_fused_ms, diff%, fused TFLOP/s");
     for shape in default_sweep(cpu) {
-        let row = measure(&ctx, &shape, None, 200.0, true);
+        let row = measure(&ctx, &shape, &ctx.plan_options(), 200.0, true);
         let fmt = |t: &wgpu_sdpa::bench::PathTiming| {
             t.ms.as_ref()
                 .map(|m| format!("{m:.3}"))

@@ -76,8 +76,10 @@ pub struct AttentionBuffers<'a> {
 pub struct Attention {
     ctx: Context,
     plan: Plan,
-    kernels: Vec<(CompiledKernel, [u32; 3])>,
-    params: wgpu::Buffer,
+    /// Each dispatch's pipeline, grid and index into `params`.
+    kernels: Vec<(CompiledKernel, [u32; 3], usize)>,
+    /// One uniform buffer per head chunk (one in all but the chunked unfused plans).
+    params: Vec<wgpu::Buffer>,
     scratch: Option<wgpu::Buffer>,
 }
 
@@ -95,17 +97,31 @@ impl Attention {
     ) -> Result<Self> {
         let plan = plan(ctx.capabilities(), desc, options)?;
         let device = ctx.device();
-        let kernels = plan
-            .dispatches()
-            .iter()
-            .map(|d| Ok((ctx.pipelines().get(device, &d.variant)?, d.workgroups)))
-            .collect::<Result<Vec<_>>>()?;
         let scope = ErrorScope::push(device);
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("wgpu-sdpa params"),
-            contents: bytemuck::bytes_of(&Params::new(desc)),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let base = Params::new(desc);
+        let mut params: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        let mut kernels = Vec::new();
+        for d in plan.dispatches() {
+            let kernel = ctx.kernel(&d.variant)?;
+            let index = match params
+                .iter()
+                .position(|(head_base, _)| *head_base == d.head_base)
+            {
+                Some(i) => i,
+                None => {
+                    let chunk = base.for_heads(d.head_base, d.head_count);
+                    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("wgpu-sdpa params"),
+                        contents: bytemuck::bytes_of(&chunk),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    });
+                    params.push((d.head_base, buffer));
+                    params.len() - 1
+                }
+            };
+            kernels.push((kernel, d.workgroups, index));
+        }
+        let params = params.into_iter().map(|(_, b)| b).collect();
         let scratch = (plan.scratch_bytes() > 0).then(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-sdpa scores"),
@@ -232,14 +248,14 @@ impl Attention {
         let bind_groups: Vec<wgpu::BindGroup> = self
             .kernels
             .iter()
-            .map(|(kernel, _)| {
+            .map(|(kernel, _, params)| {
                 let entries: Vec<wgpu::BindGroupEntry> = kernel
                     .entry
                     .bindings()
                     .iter()
                     .map(|&(binding, _)| {
                         let resource = match binding {
-                            slot::PARAMS => self.params.as_entire_binding(),
+                            slot::PARAMS => self.params[*params].as_entire_binding(),
                             slot::Q => self.binding(buffers.q),
                             slot::K => self.binding(buffers.k),
                             slot::V => self.binding(buffers.v),
@@ -266,7 +282,7 @@ impl Attention {
                 label: Some("wgpu-sdpa attention"),
                 timestamp_writes,
             });
-            for ((kernel, [x, y, z]), bind_group) in self.kernels.iter().zip(&bind_groups) {
+            for ((kernel, [x, y, z], _), bind_group) in self.kernels.iter().zip(&bind_groups) {
                 pass.set_pipeline(&kernel.pipeline);
                 pass.set_bind_group(0, bind_group, &[]);
                 pass.dispatch_workgroups(*x, *y, *z);

@@ -261,10 +261,11 @@ fn measure_path(
 }
 
 /// Measures one row: unfused (unless `with_unfused` is false) and fused on the same buffers.
+/// `options` carries tuning overrides (its `path` is ignored).
 pub fn measure(
     ctx: &Context,
     shape: &BenchShape,
-    fused_blocks: Option<(u32, u32)>,
+    options: &PlanOptions,
     budget_ms: f64,
     with_unfused: bool,
 ) -> BenchRow {
@@ -282,11 +283,7 @@ pub fn measure(
         out: &out,
         mask: None,
     };
-    let options = |path| PlanOptions {
-        path,
-        fused_blocks,
-        ..ctx.plan_options()
-    };
+    let options = |path| PlanOptions { path, ..*options };
     let unfused = if with_unfused {
         measure_path(ctx, &desc, &options(Path::Unfused), &buffers, budget_ms)
     } else {

@@ -20,6 +20,8 @@ struct Shared {
     queue: wgpu::Queue,
     caps: Capabilities,
     pipelines: PipelineCache,
+    /// Whether shader modules keep wgpu's injected bounds and loop checks (see `with_runtime_checks`).
+    runtime_checks: bool,
     /// Bound in the mask slot when a problem has no mask buffer.
     empty_mask: wgpu::Buffer,
 }
@@ -98,16 +100,49 @@ impl Context {
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
+        let runtime_checks = std::env::var("WGPU_SDPA_RUNTIME_CHECKS").is_ok_and(|v| v == "1");
         Context {
             shared: Arc::new(Shared {
                 device,
                 queue,
                 caps,
                 pipelines: PipelineCache::default(),
+                runtime_checks,
                 empty_mask,
             }),
             fused_threshold: DEFAULT_FUSED_THRESHOLD,
         }
+    }
+
+    /// A context on the same device whose shader modules keep (`true`) or drop (`false`, the
+    /// default unless `WGPU_SDPA_RUNTIME_CHECKS=1`) the bounds and loop checks wgpu injects.
+    ///
+    /// Without them the kernels run about twice as fast on the H200 (BENCHMARKS.md). That is sound
+    /// because no index a kernel computes can leave its arrays for any description the planner
+    /// accepts: the planner sizes every workgroup array from the same constants the kernel
+    /// indexes it with, every device-memory access is guarded by the tensor's extents, and
+    /// [`crate::Attention::encode`] checks each buffer against the bytes those extents need
+    /// (the tests in `tests/` exercise exactly these checks). Browsers always keep the checks.
+    /// The returned context has its own pipeline cache.
+    pub fn with_runtime_checks(&self, checks: bool) -> Context {
+        let s = &self.shared;
+        let empty_mask = s.empty_mask.clone();
+        Context {
+            shared: Arc::new(Shared {
+                device: s.device.clone(),
+                queue: s.queue.clone(),
+                caps: s.caps.clone(),
+                pipelines: PipelineCache::default(),
+                runtime_checks: checks,
+                empty_mask,
+            }),
+            fused_threshold: self.fused_threshold,
+        }
+    }
+
+    /// Whether this context's shader modules keep wgpu's runtime checks.
+    pub fn runtime_checks(&self) -> bool {
+        self.shared.runtime_checks
     }
 
     /// The device.
@@ -153,8 +188,14 @@ impl Context {
         self.shared.pipelines.compiled_count()
     }
 
-    pub(crate) fn pipelines(&self) -> &PipelineCache {
-        &self.shared.pipelines
+    /// Compiles (once) and returns the pipeline of a variant.
+    pub(crate) fn kernel(
+        &self,
+        variant: &crate::shader::ShaderVariant,
+    ) -> Result<crate::pipelines::CompiledKernel> {
+        self.shared
+            .pipelines
+            .get(&self.shared.device, variant, self.shared.runtime_checks)
     }
 
     pub(crate) fn empty_mask(&self) -> &wgpu::Buffer {

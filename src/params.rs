@@ -28,10 +28,10 @@ pub(crate) struct Params {
     pub scale_log2: f32,
     /// Row `i` sees keys `j <= i + causal_shift` (`kv_len - q_len` bottom-right, 0 top-left).
     pub causal_shift: i32,
-    /// Number of KV splits of the decode kernel (1 elsewhere).
-    pub kv_splits: u32,
-    /// Keys per KV split of the decode kernel.
-    pub split_len: u32,
+    /// First `b * q_heads + h` of this dispatch (the unfused path runs heads in chunks).
+    pub head_base: u32,
+    /// Number of `(b, h)` pairs of this dispatch.
+    pub head_count: u32,
 }
 
 /// A layout as four u32s. Strides of dimensions of extent 1 are never multiplied by a non-zero
@@ -47,6 +47,13 @@ fn pack(layout: TensorLayout, batch: u32, heads: u32, len: u32) -> [u32; 4] {
 }
 
 impl Params {
+    /// The same params for the `head_count` heads from `head_base` on.
+    pub fn for_heads(mut self, head_base: u32, head_count: u32) -> Self {
+        self.head_base = head_base;
+        self.head_count = head_count;
+        self
+    }
+
     /// Params of a validated description.
     pub fn new(desc: &AttentionDesc) -> Self {
         let layout = |t: Tensor| {
@@ -77,8 +84,8 @@ impl Params {
             },
             scale_log2: desc.effective_scale() * std::f32::consts::LOG2_E,
             causal_shift: causal_shift.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-            kv_splits: 1,
-            split_len: desc.kv_len,
+            head_base: 0,
+            head_count: desc.batch * desc.q_heads,
         }
     }
 }

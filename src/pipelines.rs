@@ -32,7 +32,12 @@ pub(crate) struct PipelineCache {
 
 impl PipelineCache {
     /// The pipeline of `variant`, compiled now if it is new.
-    pub fn get(&self, device: &wgpu::Device, variant: &ShaderVariant) -> Result<CompiledKernel> {
+    pub fn get(
+        &self,
+        device: &wgpu::Device,
+        variant: &ShaderVariant,
+        runtime_checks: bool,
+    ) -> Result<CompiledKernel> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(k) = cache.kernels.get(variant) {
             return Ok(k.clone());
@@ -46,18 +51,18 @@ impl PipelineCache {
                     label: Some(variant.entry.name()),
                     source: wgpu::ShaderSource::Wgsl(source.clone().into()),
                 };
-                // EXPERIMENT (measuring the cost of wgpu's injected checks on the H200 only):
-                // not to be used until the bounds proof of every kernel is written and tested.
-                let m = if std::env::var_os("WGPU_SDPA_EXPERIMENT_UNCHECKED").is_some() {
-                    // SAFETY: experiment only, see above.
+                let m = if runtime_checks {
+                    device.create_shader_module(desc)
+                } else {
+                    // SAFETY: see `Context::with_runtime_checks`: every index the kernels compute
+                    // is in bounds and every loop finite for each plan the planner accepts and
+                    // each buffer `Attention::encode` accepts.
                     unsafe {
                         device.create_shader_module_trusted(
                             desc,
                             wgpu::ShaderRuntimeChecks::unchecked(),
                         )
                     }
-                } else {
-                    device.create_shader_module(desc)
                 };
                 cache.modules.insert(source, m.clone());
                 m

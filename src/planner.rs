@@ -65,6 +65,10 @@ pub struct FusedTiles {
     pub d_chunk: u32,
     /// Keys of V staged at once (`block_k` when the whole tile fits).
     pub k_chunk: u32,
+    /// Q stays in workgroup memory for the whole kernel (else it is staged with each K chunk).
+    pub q_resident: bool,
+    /// The dtype of the workgroup-memory tiles (f16 inputs may be staged as f32).
+    pub stage: DType,
     /// Threads per workgroup.
     pub workgroup_size: u32,
     /// Workgroup memory used, bytes.
@@ -99,6 +103,9 @@ pub struct PlanOptions {
     pub fused_threshold: u32,
     /// Force the fused kernel's `(block_q, block_k)` (for tuning); `None` lets the planner fit them.
     pub fused_blocks: Option<(u32, u32)>,
+    /// Force the fused kernel's staging dtype (f32 for f16 inputs trades workgroup memory for
+    /// conversions); `None` stages in the storage dtype.
+    pub fused_stage: Option<DType>,
 }
 
 impl Default for PlanOptions {
@@ -107,6 +114,7 @@ impl Default for PlanOptions {
             path: Path::Auto,
             fused_threshold: DEFAULT_FUSED_THRESHOLD,
             fused_blocks: None,
+            fused_stage: None,
         }
     }
 }
@@ -164,8 +172,15 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Fused(t) => write!(
                 f,
-                "fused BQ={} BK={} d_chunk={} k_chunk={} threads={} wg_mem={}B",
-                t.block_q, t.block_k, t.d_chunk, t.k_chunk, t.workgroup_size, t.workgroup_bytes
+                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} threads={} wg_mem={}B",
+                t.block_q,
+                t.block_k,
+                t.d_chunk,
+                t.k_chunk,
+                if t.q_resident { "resident" } else { "streamed" },
+                t.stage,
+                t.workgroup_size,
+                t.workgroup_bytes
             )?,
         }
         write!(f, ": {}", self.reason)
@@ -211,7 +226,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let fused_plan = |reason: String| -> Result<Plan> {
-        let tiles = fused::fit_tiles(caps, desc, options.fused_blocks)?;
+        let tiles = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
         Ok(Plan {
             desc: desc.clone(),
             kernel: Kernel::Fused(tiles),

@@ -111,6 +111,8 @@ pub struct ShaderVariant {
     pub entry: KernelEntry,
     /// The storage dtype (`elem` in the WGSL).
     pub dtype: DType,
+    /// The dtype of workgroup-memory tiles (`stage` in the WGSL).
+    pub stage: DType,
     /// Override constants, by name.
     pub constants: Vec<(&'static str, u32)>,
 }
@@ -122,7 +124,8 @@ impl ShaderVariant {
         if self.dtype == DType::F16 {
             src.push_str("enable f16;\n");
         }
-        src.push_str(&format!("alias elem = {};\n\n", self.dtype.wgsl()));
+        src.push_str(&format!("alias elem = {};\n", self.dtype.wgsl()));
+        src.push_str(&format!("alias stage = {};\n\n", self.stage.wgsl()));
         src.push_str(PARAMS);
         if self.entry.uses_mask() {
             src.push_str(MASK);
@@ -141,7 +144,7 @@ impl ShaderVariant {
 
     /// A label for wgpu objects and tables, e.g. `fused f16 BQ=32 BK=32 ...`.
     pub fn label(&self) -> String {
-        let mut s = format!("{} {}", self.entry.name(), self.dtype);
+        let mut s = format!("{} {} stage={}", self.entry.name(), self.dtype, self.stage);
         for (name, value) in &self.constants {
             s.push_str(&format!(" {name}={value}"));
         }

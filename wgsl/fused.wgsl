@@ -2,38 +2,40 @@
 // memory tiles and f32 arithmetic for every storage dtype. Needs nothing beyond core WebGPU.
 //
 // One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/4 row groups of
-// BK/4 columns: thread (tr, tc) owns query rows 4tr..4tr+3 for the whole kernel, the keys
-// tc + j*BK/4 (j < 4) of each KV tile in the S = Q K^T step, and the output vec4 columns
-// tc + s*BK/4 (s < NS) in the O += P V step. Keys and columns are interleaved rather than blocked
-// so that neighbouring threads read neighbouring rows of the padded tiles (no bank conflicts).
+// BK/4 columns; thread (tr, tc) owns query rows 4tr..4tr+3 for the whole kernel, keys
+// 4tc..4tc+3 of each KV tile in S = Q K^T, and output vec4 columns tc + s*BK/4 (s < NS) in
+// O += P V. Both products are outer products on registers: one vec4 of Q (4 rows at one head dim)
+// times one vec4 of K (4 keys at that dim) is 16 FMAs for two workgroup-memory reads.
 //
-// Workgroup memory (sized by the planner to the adapter's limit, src/planner.rs):
-//   q_tile   BQ x HEAD_DIM, rows padded by one vec4        (storage dtype)
-//   kv_tile  a K chunk (BK keys x DC dims) or a V chunk (KC keys x V_HEAD_DIM), padded rows
-//   p_tile   BQ x BK probabilities, f32, padded rows
-//   row_red  BQ x BK/4 partial row maxima (and, at the end, partial row sums)
+// Workgroup memory (sized by the planner to the adapter's limit, src/kernels/fused.rs), in
+// `stage` (f32, or f16 when the planner stages f16 inputs as they are):
+//   q_t     Q transposed, [dim][row]: the whole head (Q_ROWS = HEAD_DIM) or one DC chunk
+//   kv      K transposed, [dim][key] (a DC chunk of dims), or V as is, [key][dim] (KC keys)
+//   p_s     P, [row][key], f32, rows padded by one vec4
+//   row_red partial row maxima (and, at the end, row sums), [row][BK/4], f32
 
-override BQ: u32 = 32u;
-override BK: u32 = 32u;
+override BQ: u32 = 64u;
+override BK: u32 = 64u;
 override HEAD_DIM: u32 = 64u;
 override V_HEAD_DIM: u32 = 64u;
-override DC: u32 = 64u;        // head dims of K staged at once; divides HEAD_DIM
-override KC: u32 = 32u;        // keys of V staged at once; divides BK
-override NS: u32 = 1u;         // output vec4 columns per thread and row, ceil(V_HEAD_DIM / BK) <= 4
-override KV_VEC4: u32 = 1088u; // max(BK * (DC / 4 + 1), KC * (V_HEAD_DIM / 4 + 1))
-override WG: u32 = 64u;        // BQ * BK / 16
+override DC: u32 = 64u;        // head dims of Q and K staged at once; divides HEAD_DIM
+override Q_ROWS: u32 = 64u;    // HEAD_DIM when Q stays resident for the whole kernel, else DC
+override KC: u32 = 64u;        // keys of V staged at once; divides BK
+override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / BK) <= 4
+override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
+override WG: u32 = 256u;       // BQ * BK / 16
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
 @group(0) @binding(3) var<storage, read> v: array<elem>;
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 
-var<workgroup> q_tile: array<vec4<elem>, BQ * (HEAD_DIM / 4u + 1u)>;
-var<workgroup> kv_tile: array<vec4<elem>, KV_VEC4>;
-var<workgroup> p_tile: array<vec4<f32>, BQ * (BK / 4u + 1u)>;
-var<workgroup> row_red: array<f32, BQ * (BK / 4u)>;
+var<workgroup> q_t: array<vec4<stage>, Q_ROWS * BQ / 4u>;
+var<workgroup> kv: array<vec4<stage>, KV_VEC4>;
+var<workgroup> p_s: array<vec4<f32>, BQ * (BK / 4u + 1u)>;
+var<workgroup> row_red: array<vec4<f32>, BQ * BK / 16u>;
 
-// The score of one (row, key) pair, or EXCLUDED for padding past q_len / kv_len.
+// The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
 fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
     if (qi < p.q_len && kj < p.kv_len) {
         return masked_score(qk, b, h, qi, kj);
@@ -41,14 +43,13 @@ fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
     return EXCLUDED;
 }
 
-// Scores of one query row against this thread's 4 keys key0 + j * BK / 4.
+// Scores of query row `qi` against keys key0..key0+3.
 fn score_row(qk: vec4<f32>, b: u32, h: u32, qi: u32, key0: u32) -> vec4<f32> {
-    let nc = BK / 4u;
     return vec4<f32>(
         score(qk.x, b, h, qi, key0),
-        score(qk.y, b, h, qi, key0 + nc),
-        score(qk.z, b, h, qi, key0 + 2u * nc),
-        score(qk.w, b, h, qi, key0 + 3u * nc),
+        score(qk.y, b, h, qi, key0 + 1u),
+        score(qk.z, b, h, qi, key0 + 2u),
+        score(qk.w, b, h, qi, key0 + 3u),
     );
 }
 
@@ -60,34 +61,87 @@ fn sum4(x: vec4<f32>) -> f32 {
     return (x.x + x.y) + (x.z + x.w);
 }
 
+// Stages dims d0..d0+DC of rows row0..row0+BQ of Q, transposed, zeros past q_len. Each thread
+// reads 4 consecutive dims of one row; neighbouring threads take neighbouring rows, so the
+// transposed writes land in neighbouring words.
+fn load_q_t(q_head: u32, row0: u32, d0: u32, t: u32) {
+    for (var e = t; e < BQ * DC / 4u; e += WG) {
+        let r = e % BQ;
+        let d = (e / BQ) * 4u;
+        var x = vec4<stage>();
+        if (row0 + r < p.q_len) {
+            let at = q_head + (row0 + r) * p.q.w + d0 + d;
+            x = vec4<stage>(vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]));
+        }
+        let qd = select(0u, d0, Q_ROWS == HEAD_DIM) + d;
+        q_t[qd * (BQ / 4u) + r / 4u][r % 4u] = x.x;
+        q_t[(qd + 1u) * (BQ / 4u) + r / 4u][r % 4u] = x.y;
+        q_t[(qd + 2u) * (BQ / 4u) + r / 4u][r % 4u] = x.z;
+        q_t[(qd + 3u) * (BQ / 4u) + r / 4u][r % 4u] = x.w;
+    }
+}
+
+// Stages dims d0..d0+DC of keys kb..kb+BK, transposed, zeros past kv_len.
+fn load_k_t(k_head: u32, kb: u32, d0: u32, t: u32) {
+    for (var e = t; e < BK * DC / 4u; e += WG) {
+        let j = e % BK;
+        let d = (e / BK) * 4u;
+        var x = vec4<stage>();
+        if (kb + j < p.kv_len) {
+            let at = k_head + (kb + j) * p.k.w + d0 + d;
+            x = vec4<stage>(vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]));
+        }
+        kv[d * (BK / 4u) + j / 4u][j % 4u] = x.x;
+        kv[(d + 1u) * (BK / 4u) + j / 4u][j % 4u] = x.y;
+        kv[(d + 2u) * (BK / 4u) + j / 4u][j % 4u] = x.z;
+        kv[(d + 3u) * (BK / 4u) + j / 4u][j % 4u] = x.w;
+    }
+}
+
+// Stages keys kb..kb+KC of V as they are, zeros past kv_len.
+fn load_v(v_head: u32, kb: u32, t: u32) {
+    let dv4 = V_HEAD_DIM / 4u;
+    for (var e = t; e < KC * dv4; e += WG) {
+        let j = e / dv4;
+        let d = (e % dv4) * 4u;
+        var x = vec4<stage>();
+        if (kb + j < p.kv_len) {
+            let at = v_head + (kb + j) * p.v.w + d;
+            x = vec4<stage>(vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]));
+        }
+        kv[e] = x;
+    }
+}
+
 // o += pc ⊗ v: one key's probabilities for the thread's 4 rows times 4 columns of that key's V.
 fn outer_acc(o: mat4x4<f32>, pc: vec4<f32>, v: vec4<f32>) -> mat4x4<f32> {
     return mat4x4<f32>(o[0] + pc.x * v, o[1] + pc.y * v, o[2] + pc.z * v, o[3] + pc.w * v);
 }
 
-// Adds one key (row `v_row` of the staged V chunk) to the thread's output slots.
+// Adds staged V row `j` (the key's probabilities for the 4 rows in `pc`) to the output slots.
 fn pv_key(
     o0: ptr<function, mat4x4<f32>>,
     o1: ptr<function, mat4x4<f32>>,
     o2: ptr<function, mat4x4<f32>>,
     o3: ptr<function, mat4x4<f32>>,
-    v_row: u32,
+    j: u32,
     pc: vec4<f32>,
     tc: u32,
 ) {
     let nc = BK / 4u;
     let dv4 = V_HEAD_DIM / 4u;
+    let row = j * dv4;
     if (tc < dv4) {
-        *o0 = outer_acc(*o0, pc, vec4<f32>(kv_tile[v_row + tc]));
+        *o0 = outer_acc(*o0, pc, vec4<f32>(kv[row + tc]));
     }
     if (NS > 1u && tc + nc < dv4) {
-        *o1 = outer_acc(*o1, pc, vec4<f32>(kv_tile[v_row + tc + nc]));
+        *o1 = outer_acc(*o1, pc, vec4<f32>(kv[row + tc + nc]));
     }
     if (NS > 2u && tc + 2u * nc < dv4) {
-        *o2 = outer_acc(*o2, pc, vec4<f32>(kv_tile[v_row + tc + 2u * nc]));
+        *o2 = outer_acc(*o2, pc, vec4<f32>(kv[row + tc + 2u * nc]));
     }
     if (NS > 3u && tc + 3u * nc < dv4) {
-        *o3 = outer_acc(*o3, pc, vec4<f32>(kv_tile[v_row + tc + 3u * nc]));
+        *o3 = outer_acc(*o3, pc, vec4<f32>(kv[row + tc + 3u * nc]));
     }
 }
 
@@ -100,14 +154,52 @@ fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u3
     for (var i = 0u; i < 4u; i++) {
         let row = row0 + i;
         if (row < p.q_len) {
-            let x = o[i] * inv[i];
+            let x = vec4<elem>(o[i] * inv[i]);
             let at = out_head + row * p.out.w + col4 * 4u;
-            out[at] = elem(x.x);
-            out[at + 1u] = elem(x.y);
-            out[at + 2u] = elem(x.z);
-            out[at + 3u] = elem(x.w);
+            out[at] = x.x;
+            out[at + 1u] = x.y;
+            out[at + 2u] = x.z;
+            out[at + 3u] = x.w;
         }
     }
+}
+
+// The maxima (or sums) of the 4 rows r0..r0+3 over the row group's partial values in row_red.
+fn row_group_max(r0: u32) -> vec4<f32> {
+    let nc4 = BK / 16u;
+    var m = vec4<f32>(FLOOR);
+    for (var c = 0u; c < nc4; c++) {
+        m = max(m, vec4<f32>(
+            max4(row_red[r0 * nc4 + c]),
+            max4(row_red[(r0 + 1u) * nc4 + c]),
+            max4(row_red[(r0 + 2u) * nc4 + c]),
+            max4(row_red[(r0 + 3u) * nc4 + c]),
+        ));
+    }
+    return m;
+}
+
+fn row_group_sum(r0: u32) -> vec4<f32> {
+    let nc4 = BK / 16u;
+    var l = vec4<f32>(0.0);
+    for (var c = 0u; c < nc4; c++) {
+        l += vec4<f32>(
+            sum4(row_red[r0 * nc4 + c]),
+            sum4(row_red[(r0 + 1u) * nc4 + c]),
+            sum4(row_red[(r0 + 2u) * nc4 + c]),
+            sum4(row_red[(r0 + 3u) * nc4 + c]),
+        );
+    }
+    return l;
+}
+
+// Publishes one value per row of the thread (partial max or sum over its 4 keys).
+fn put_row_red(r0: u32, tc: u32, x: vec4<f32>) {
+    let nc4 = BK / 16u;
+    row_red[r0 * nc4 + tc / 4u][tc % 4u] = x.x;
+    row_red[(r0 + 1u) * nc4 + tc / 4u][tc % 4u] = x.y;
+    row_red[(r0 + 2u) * nc4 + tc / 4u][tc % 4u] = x.z;
+    row_red[(r0 + 3u) * nc4 + tc / 4u][tc % 4u] = x.w;
 }
 
 @compute @workgroup_size(WG)
@@ -123,20 +215,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let q_head = row_base(p.q, b, h, 0u);
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
-    let qs = HEAD_DIM / 4u + 1u;  // vec4 row strides of the padded tiles
-    let ks = DC / 4u + 1u;
-    let vs = V_HEAD_DIM / 4u + 1u;
-    let ps = BK / 4u + 1u;
+    let ps = BK / 4u + 1u;        // vec4 row stride of p_s
 
-    // Algorithm 1, line 4: Q_i into workgroup memory, rows past q_len as zeros.
-    for (var e = t; e < BQ * HEAD_DIM; e += WG) {
-        let r = e / HEAD_DIM;
-        let d = e % HEAD_DIM;
-        var x = elem(0.0);
-        if (q0 + r < p.q_len) {
-            x = q[q_head + (q0 + r) * p.q.w + d];
+    // Algorithm 1, line 4: Q_i into workgroup memory, if it stays there for the whole kernel.
+    if (Q_ROWS == HEAD_DIM) {
+        for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
+            load_q_t(q_head, q0, d0, t);
         }
-        q_tile[r * qs + d / 4u][d % 4u] = x;
     }
 
     // Line 5: running max (finite start, see mask.wgsl), partial row sums, output accumulators.
@@ -147,7 +232,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var o2 = mat4x4<f32>();
     var o3 = mat4x4<f32>();
 
-    // Causal: KV tiles wholly above the diagonal of this block's last row are never loaded.
+    // Causal: KV tiles wholly above the diagonal of the block's last row are never loaded.
     var kv_end = p.kv_len;
     if (MASK_KIND == 1u) {
         let last_row = min(q0 + BQ, p.q_len) - 1u;
@@ -156,126 +241,82 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 
     // Line 6: stream the KV tiles.
     for (var kb = 0u; kb < kv_end; kb += BK) {
-        // Line 8: S = Q K^T, the head dim in chunks of DC staged through kv_tile.
-        var s = mat4x4<f32>();
-        for (var dc0 = 0u; dc0 < HEAD_DIM; dc0 += DC) {
-            workgroupBarrier(); // the previous readers of kv_tile are done
-            for (var e = t; e < BK * DC; e += WG) {
-                let j = e / DC;
-                let d = e % DC;
-                var x = elem(0.0);
-                if (kb + j < p.kv_len) {
-                    x = k[k_head + (kb + j) * p.k.w + dc0 + d];
-                }
-                kv_tile[j * ks + d / 4u][d % 4u] = x;
+        // Line 8: S = Q K^T as outer products over the head dim, DC dims staged at a time.
+        var s0 = vec4<f32>();
+        var s1 = vec4<f32>();
+        var s2 = vec4<f32>();
+        var s3 = vec4<f32>();
+        for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
+            workgroupBarrier(); // the previous readers of kv (and q_t) are done
+            if (Q_ROWS != HEAD_DIM) {
+                load_q_t(q_head, q0, d0, t);
             }
+            load_k_t(k_head, kb, d0, t);
             workgroupBarrier();
-            for (var d4 = 0u; d4 < DC / 4u; d4++) {
-                let qa = dc0 / 4u + d4;
-                let q_0 = vec4<f32>(q_tile[r0 * qs + qa]);
-                let q_1 = vec4<f32>(q_tile[(r0 + 1u) * qs + qa]);
-                let q_2 = vec4<f32>(q_tile[(r0 + 2u) * qs + qa]);
-                let q_3 = vec4<f32>(q_tile[(r0 + 3u) * qs + qa]);
-                let k_0 = vec4<f32>(kv_tile[tc * ks + d4]);
-                let k_1 = vec4<f32>(kv_tile[(tc + nc) * ks + d4]);
-                let k_2 = vec4<f32>(kv_tile[(tc + 2u * nc) * ks + d4]);
-                let k_3 = vec4<f32>(kv_tile[(tc + 3u * nc) * ks + d4]);
-                s[0] += vec4<f32>(dot(q_0, k_0), dot(q_0, k_1), dot(q_0, k_2), dot(q_0, k_3));
-                s[1] += vec4<f32>(dot(q_1, k_0), dot(q_1, k_1), dot(q_1, k_2), dot(q_1, k_3));
-                s[2] += vec4<f32>(dot(q_2, k_0), dot(q_2, k_1), dot(q_2, k_2), dot(q_2, k_3));
-                s[3] += vec4<f32>(dot(q_3, k_0), dot(q_3, k_1), dot(q_3, k_2), dot(q_3, k_3));
+            let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
+            for (var d = 0u; d < DC; d++) {
+                let qa = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + tr]);
+                let kb4 = vec4<f32>(kv[d * nc + tc]);
+                s0 += qa.x * kb4;
+                s1 += qa.y * kb4;
+                s2 += qa.z * kb4;
+                s3 += qa.w * kb4;
             }
         }
 
         // Line 9: scale and mask (log2 units), then the tile's row max across the row group.
-        let key0 = kb + tc;
-        s[0] = score_row(s[0], b, h, q0 + r0, key0);
-        s[1] = score_row(s[1], b, h, q0 + r0 + 1u, key0);
-        s[2] = score_row(s[2], b, h, q0 + r0 + 2u, key0);
-        s[3] = score_row(s[3], b, h, q0 + r0 + 3u, key0);
-        row_red[r0 * nc + tc] = max4(s[0]);
-        row_red[(r0 + 1u) * nc + tc] = max4(s[1]);
-        row_red[(r0 + 2u) * nc + tc] = max4(s[2]);
-        row_red[(r0 + 3u) * nc + tc] = max4(s[3]);
-        workgroupBarrier();
-        var m_tile = vec4<f32>(FLOOR);
-        for (var c = 0u; c < nc; c++) {
-            m_tile = max(m_tile, vec4<f32>(
-                row_red[r0 * nc + c],
-                row_red[(r0 + 1u) * nc + c],
-                row_red[(r0 + 2u) * nc + c],
-                row_red[(r0 + 3u) * nc + c],
-            ));
-        }
+        let key0 = kb + tc * 4u;
+        s0 = score_row(s0, b, h, q0 + r0, key0);
+        s1 = score_row(s1, b, h, q0 + r0 + 1u, key0);
+        s2 = score_row(s2, b, h, q0 + r0 + 2u, key0);
+        s3 = score_row(s3, b, h, q0 + r0 + 3u, key0);
+        put_row_red(r0, tc, vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3)));
+        workgroupBarrier(); // row_red complete; every read of kv for S is done
 
         // Lines 9-10: new max, P = exp2(S - m), rescale l and O by exp2(m_old - m_new).
-        let m_new = max(m, m_tile);
+        let m_new = max(m, row_group_max(r0));
         let alpha = exp2(m - m_new);
         m = m_new;
-        let p_0 = exp2(s[0] - m_new.x);
-        let p_1 = exp2(s[1] - m_new.y);
-        let p_2 = exp2(s[2] - m_new.z);
-        let p_3 = exp2(s[3] - m_new.w);
-        l = l * alpha + vec4<f32>(sum4(p_0), sum4(p_1), sum4(p_2), sum4(p_3));
+        let p0 = exp2(s0 - m_new.x);
+        let p1 = exp2(s1 - m_new.y);
+        let p2 = exp2(s2 - m_new.z);
+        let p3 = exp2(s3 - m_new.w);
+        l = l * alpha + vec4<f32>(sum4(p0), sum4(p1), sum4(p2), sum4(p3));
         o0 = mat4x4<f32>(o0[0] * alpha.x, o0[1] * alpha.y, o0[2] * alpha.z, o0[3] * alpha.w);
         o1 = mat4x4<f32>(o1[0] * alpha.x, o1[1] * alpha.y, o1[2] * alpha.z, o1[3] * alpha.w);
         o2 = mat4x4<f32>(o2[0] * alpha.x, o2[1] * alpha.y, o2[2] * alpha.z, o2[3] * alpha.w);
         o3 = mat4x4<f32>(o3[0] * alpha.x, o3[1] * alpha.y, o3[2] * alpha.z, o3[3] * alpha.w);
-        for (var j = 0u; j < 4u; j++) {
-            let key = tc + j * nc;
-            let at = key / 4u;
-            let lane = key % 4u;
-            p_tile[r0 * ps + at][lane] = p_0[j];
-            p_tile[(r0 + 1u) * ps + at][lane] = p_1[j];
-            p_tile[(r0 + 2u) * ps + at][lane] = p_2[j];
-            p_tile[(r0 + 3u) * ps + at][lane] = p_3[j];
-        }
+        p_s[r0 * ps + tc] = p0;
+        p_s[(r0 + 1u) * ps + tc] = p1;
+        p_s[(r0 + 2u) * ps + tc] = p2;
+        p_s[(r0 + 3u) * ps + tc] = p3;
 
-        // Line 10: O += P V, the tile's keys in chunks of KC staged through kv_tile.
+        // Line 10: O += P V, KC keys of V staged at a time.
         for (var kc0 = 0u; kc0 < BK; kc0 += KC) {
             if (kc0 > 0u) {
                 workgroupBarrier(); // the previous V chunk is consumed
             }
-            for (var e = t; e < KC * V_HEAD_DIM; e += WG) {
-                let j = e / V_HEAD_DIM;
-                let d = e % V_HEAD_DIM;
-                var x = elem(0.0);
-                if (kb + kc0 + j < p.kv_len) {
-                    x = v[v_head + (kb + kc0 + j) * p.v.w + d];
-                }
-                kv_tile[j * vs + d / 4u][d % 4u] = x;
-            }
-            workgroupBarrier(); // V chunk and p_tile are complete
+            load_v(v_head, kb + kc0, t);
+            workgroupBarrier(); // the V chunk and p_s are complete
             for (var j = 0u; j < KC; j += 4u) {
                 let pa = (kc0 + j) / 4u;
-                let pr0 = p_tile[r0 * ps + pa];
-                let pr1 = p_tile[(r0 + 1u) * ps + pa];
-                let pr2 = p_tile[(r0 + 2u) * ps + pa];
-                let pr3 = p_tile[(r0 + 3u) * ps + pa];
-                pv_key(&o0, &o1, &o2, &o3, j * vs, vec4<f32>(pr0.x, pr1.x, pr2.x, pr3.x), tc);
-                pv_key(&o0, &o1, &o2, &o3, (j + 1u) * vs, vec4<f32>(pr0.y, pr1.y, pr2.y, pr3.y), tc);
-                pv_key(&o0, &o1, &o2, &o3, (j + 2u) * vs, vec4<f32>(pr0.z, pr1.z, pr2.z, pr3.z), tc);
-                pv_key(&o0, &o1, &o2, &o3, (j + 3u) * vs, vec4<f32>(pr0.w, pr1.w, pr2.w, pr3.w), tc);
+                let pr0 = p_s[r0 * ps + pa];
+                let pr1 = p_s[(r0 + 1u) * ps + pa];
+                let pr2 = p_s[(r0 + 2u) * ps + pa];
+                let pr3 = p_s[(r0 + 3u) * ps + pa];
+                pv_key(&o0, &o1, &o2, &o3, j, vec4<f32>(pr0.x, pr1.x, pr2.x, pr3.x), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 1u, vec4<f32>(pr0.y, pr1.y, pr2.y, pr3.y), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 2u, vec4<f32>(pr0.z, pr1.z, pr2.z, pr3.z), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 3u, vec4<f32>(pr0.w, pr1.w, pr2.w, pr3.w), tc);
             }
         }
     }
 
     // Line 12: the row sums are spread over the row group; add them, divide, store.
     workgroupBarrier(); // row_red readers of the last tile are done
-    row_red[r0 * nc + tc] = l.x;
-    row_red[(r0 + 1u) * nc + tc] = l.y;
-    row_red[(r0 + 2u) * nc + tc] = l.z;
-    row_red[(r0 + 3u) * nc + tc] = l.w;
+    put_row_red(r0, tc, l);
     workgroupBarrier();
-    var l_row = vec4<f32>(0.0);
-    for (var c = 0u; c < nc; c++) {
-        l_row += vec4<f32>(
-            row_red[r0 * nc + c],
-            row_red[(r0 + 1u) * nc + c],
-            row_red[(r0 + 2u) * nc + c],
-            row_red[(r0 + 3u) * nc + c],
-        );
-    }
+    let l_row = row_group_sum(r0);
     // A row with every key excluded has l_row == 0 and is written as zeros.
     let inv = select(vec4<f32>(1.0) / l_row, vec4<f32>(0.0), l_row == vec4<f32>(0.0));
     let out_head = row_base(p.out, b, h, 0u);

@@ -17,8 +17,8 @@ struct Params {
     mask: vec4<u32>,
     scale_log2: f32,     // scale * log2(e): scores live in log2 units, softmax uses exp2
     causal_shift: i32,   // row i sees keys j <= i + causal_shift
-    kv_splits: u32,
-    split_len: u32,
+    head_base: u32,      // first b * q_heads + h of this dispatch (unfused head chunks)
+    head_count: u32,     // (b, h) pairs of this dispatch
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

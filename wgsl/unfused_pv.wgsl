@@ -15,12 +15,12 @@ var<workgroup> v_s: array<vec4<f32>, 256>; // [KK][TILE / 4]: 4 columns per vec4
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let z = wg.z;
+    let z = p.head_base + wg.z;   // global (batch, head) index; wg.z indexes this chunk's scores
     let b = z / p.q_heads;
     let h = z % p.q_heads;
     let row0 = wg.y * TILE;
     let col0 = wg.x * TILE;
-    let p_head = z * p.q_len * p.kv_len;
+    let p_head = wg.z * p.q_len * p.kv_len;
     let v_head = row_base(p.v, b, h / p.group, 0u);
     let tr = t / 16u;
     let tc = t % 16u;

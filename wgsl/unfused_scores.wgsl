@@ -1,5 +1,6 @@
 // Unfused step 1: raw scores S[z, i, j] = q[b, h, i, :] · k[b, h / group, j, :] for
-// z = b * q_heads + h, into the f32 scratch buffer [B * Hq, q_len, kv_len].
+// z = b * q_heads + h in head_base..head_base + head_count, into the f32 scratch buffer
+// [head_count, q_len, kv_len].
 // K/V are read through the kv head of each q head: GQA/MQA need no copy. Scale and mask are
 // applied by the softmax step.
 //
@@ -20,7 +21,7 @@ var<workgroup> k_t: array<vec4<f32>, 256>; // [DK][TILE / 4]
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let z = wg.z;
+    let z = p.head_base + wg.z;   // global (batch, head) index; wg.z indexes this chunk's scores
     let b = z / p.q_heads;
     let h = z % p.q_heads;
     let row0 = wg.y * TILE;
@@ -63,7 +64,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         workgroupBarrier();
     }
 
-    let out_head = z * p.q_len * p.kv_len;
+    let out_head = wg.z * p.q_len * p.kv_len;
     store_row(out_head, row0 + tr * 4u, col0 + tc * 4u, acc0);
     store_row(out_head, row0 + tr * 4u + 1u, col0 + tc * 4u, acc1);
     store_row(out_head, row0 + tr * 4u + 2u, col0 + tc * 4u, acc2);

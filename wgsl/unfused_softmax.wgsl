@@ -17,11 +17,11 @@ fn main(
     @builtin(local_invocation_index) t: u32,
 ) {
     // The grid is 2-D when there are more rows than one dimension can hold.
-    let row = wg.x + wg.y * grid.x;
-    if (row >= p.batch * p.q_heads * p.q_len) {
+    let row = wg.x + wg.y * grid.x;   // row of this chunk's scores
+    if (row >= p.head_count * p.q_len) {
         return;
     }
-    let z = row / p.q_len;
+    let z = p.head_base + row / p.q_len;
     let qi = row % p.q_len;
     let b = z / p.q_heads;
     let h = z % p.q_heads;

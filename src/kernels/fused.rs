@@ -2,13 +2,14 @@
 //! memory, one dispatch of `ceil(q_len / block_q) x q_heads x batch` workgroups.
 
 use crate::capabilities::Capabilities;
-use crate::desc::AttentionDesc;
+use crate::desc::{AttentionDesc, DType};
 use crate::error::{Error, Result};
 use crate::kernels::Dispatch;
 use crate::planner::{check_grid, mask_kind, FusedTiles};
 use crate::shader::{KernelEntry, ShaderVariant};
 
-/// `(block_q, block_k)` candidates, most work per workgroup first.
+/// `(block_q, block_k)` candidates, most work per workgroup first. `block_k` is a multiple of 16
+/// (the row reductions read vec4s of the 4-key columns).
 const BLOCKS: [(u32, u32); 13] = [
     (64, 64),
     (64, 32),
@@ -25,17 +26,30 @@ const BLOCKS: [(u32, u32); 13] = [
     (4, 16),
 ];
 
-/// Output vec4 columns per thread and row the kernel can hold in registers.
+/// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
 const MAX_OUT_SLOTS: u32 = 4;
 
+/// The smallest chunks (head dims of K, keys of V) worth a barrier each.
+const MIN_CHUNK: u32 = 32;
+
 /// Workgroup memory of a configuration, bytes (must match the arrays of `wgsl/fused.wgsl`).
-fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32, kv_vec4: u32) -> u32 {
-    let elem = desc.dtype.size_bytes() as u32;
-    let q_tile = block_q * (desc.head_dim / 4 + 1) * 4 * elem;
-    let kv_tile = kv_vec4 * 4 * elem;
-    let p_tile = block_q * (block_k / 4 + 1) * 16;
-    let row_red = block_q * (block_k / 4) * 4;
-    q_tile + kv_tile + p_tile + row_red
+fn workgroup_bytes(desc: &AttentionDesc, t: &FusedTiles) -> u32 {
+    let stage = t.stage.size_bytes() as u32;
+    let q_rows = if t.q_resident {
+        desc.head_dim
+    } else {
+        t.d_chunk
+    };
+    let q_t = q_rows * t.block_q * stage;
+    let kv = kv_elements(desc, t) * stage;
+    let p_s = t.block_q * (t.block_k / 4 + 1) * 16;
+    let row_red = t.block_q * t.block_k;
+    q_t + kv + p_s + row_red
+}
+
+/// Elements of the K/V staging buffer: a `d_chunk x block_k` slice of K or `k_chunk` rows of V.
+fn kv_elements(desc: &AttentionDesc, t: &FusedTiles) -> u32 {
+    (t.d_chunk * t.block_k).max(t.k_chunk * desc.v_head_dim)
 }
 
 /// The largest `c <= limit` with `c % 4 == 0` and `total % c == 0`.
@@ -46,18 +60,20 @@ fn largest_chunk(total: u32, limit: u32) -> Option<u32> {
         .find(|&c| c <= limit && total.is_multiple_of(c))
 }
 
-/// The configuration for `(block_q, block_k)` within `budget` bytes, with chunks no smaller than
-/// `min_d_chunk` / `min_k_chunk` (capped at the full sizes), if there is one.
+/// The configuration for `(block_q, block_k)`, staging dtype and Q residency that fits the
+/// adapter with the largest chunks, if one has chunks of at least `min_chunk`.
 fn configure(
     caps: &Capabilities,
     desc: &AttentionDesc,
     (block_q, block_k): (u32, u32),
-    min_d_chunk: u32,
-    min_k_chunk: u32,
+    stage: DType,
+    q_resident: bool,
+    min_chunk: u32,
 ) -> Option<FusedTiles> {
     let (d, dv) = (desc.head_dim, desc.v_head_dim);
     let workgroup_size = block_q * block_k / 16;
     if dv.div_ceil(block_k) > MAX_OUT_SLOTS
+        || !block_k.is_multiple_of(16)
         || workgroup_size
             > caps
                 .max_invocations_per_workgroup
@@ -65,72 +81,96 @@ fn configure(
     {
         return None;
     }
-    let fixed = workgroup_bytes(desc, block_q, block_k, 0);
-    let budget = caps.max_workgroup_storage_bytes.checked_sub(fixed)?;
-    let kv_vec4_budget = budget / (4 * desc.dtype.size_bytes() as u32);
-    // K is staged as block_k rows of d_chunk (+1 vec4 of padding), V as k_chunk rows of dv (+1).
-    let d_chunk = largest_chunk(d, (kv_vec4_budget / block_k).checked_sub(1)? * 4)?;
-    let k_chunk = largest_chunk(block_k, kv_vec4_budget / (dv / 4 + 1))?;
-    if d_chunk < min_d_chunk.min(d) || k_chunk < min_k_chunk.min(block_k) {
-        return None;
-    }
-    let kv_vec4 = (block_k * (d_chunk / 4 + 1)).max(k_chunk * (dv / 4 + 1));
-    Some(FusedTiles {
+    let mut t = FusedTiles {
         block_q,
         block_k,
-        d_chunk,
-        k_chunk,
+        d_chunk: 4,
+        k_chunk: 4,
+        q_resident,
+        stage,
         workgroup_size,
-        workgroup_bytes: workgroup_bytes(desc, block_q, block_k, kv_vec4),
-    })
+        workgroup_bytes: 0,
+    };
+    // Largest chunks first: the K slice and the V rows share one buffer, and a streamed Q
+    // chunk is as deep as the K slice.
+    for d_chunk in (4..=d).rev().filter(|c| c % 4 == 0 && d.is_multiple_of(*c)) {
+        t.d_chunk = d_chunk;
+        t.k_chunk = 4;
+        let base = workgroup_bytes(desc, &t);
+        if base > caps.max_workgroup_storage_bytes {
+            continue;
+        }
+        let spare_elements = (caps.max_workgroup_storage_bytes - base) / stage.size_bytes() as u32
+            + kv_elements(desc, &t);
+        t.k_chunk = largest_chunk(block_k, spare_elements / dv)?;
+        if t.d_chunk < min_chunk.min(d) {
+            return None;
+        }
+        if t.k_chunk < min_chunk.min(block_k) {
+            continue;
+        }
+        t.workgroup_bytes = workgroup_bytes(desc, &t);
+        return Some(t);
+    }
+    None
 }
 
-/// Fits the tiles to the adapter: the largest blocks whose whole K and V tiles fit, then blocks
-/// that stage K and V in chunks, then anything that fits. `forced` pins `(block_q, block_k)`.
+/// Fits the tiles to the adapter: for the largest blocks first, Q resident with whole K and V
+/// tiles, then Q resident with K and V in chunks, then Q streamed in chunks too. `forced` pins
+/// `(block_q, block_k)`; `stage` pins the staging dtype (default: the storage dtype).
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
     forced: Option<(u32, u32)>,
+    stage: Option<DType>,
 ) -> Result<FusedTiles> {
-    if let Some((block_q, block_k)) = forced {
-        if block_q % 4 != 0 || block_k % 4 != 0 || block_q == 0 || block_k == 0 {
-            return Err(Error::invalid(
-                "fused_blocks",
-                format!("({block_q}, {block_k})"),
-                "block_q and block_k must be non-zero multiples of 4",
-            ));
-        }
-        return configure(caps, desc, (block_q, block_k), 4, 4).ok_or_else(|| {
-            Error::invalid(
-                "fused_blocks",
-                format!("({block_q}, {block_k})"),
-                format!(
-                    "does not fit {} bytes of workgroup memory / {} invocations with v_head_dim {}",
-                    caps.max_workgroup_storage_bytes,
-                    caps.max_invocations_per_workgroup,
-                    desc.v_head_dim
-                ),
-            )
-        });
+    let stage = stage.unwrap_or(desc.dtype);
+    if desc.dtype == DType::F32 && stage == DType::F16 {
+        return Err(Error::invalid(
+            "fused_stage",
+            "f16",
+            "f32 inputs are staged as f32",
+        ));
     }
-    // Blocks much taller than the query length only add padding rows.
-    let useful_q = desc.q_len.next_power_of_two().max(16);
-    let passes: [(bool, u32, u32); 3] = [(true, u32::MAX, u32::MAX), (true, 32, 16), (false, 4, 4)];
-    for (only_useful, min_d_chunk, min_k_chunk) in passes {
-        for &blocks in BLOCKS.iter().filter(|b| !only_useful || b.0 <= useful_q) {
-            if let Some(t) = configure(caps, desc, blocks, min_d_chunk, min_k_chunk) {
+    let candidates: Vec<(u32, u32)> = match forced {
+        Some((block_q, block_k)) => {
+            if block_q == 0 || block_q % 4 != 0 || block_k == 0 || block_k % 16 != 0 {
+                return Err(Error::invalid(
+                    "fused_blocks",
+                    format!("({block_q}, {block_k})"),
+                    "block_q must be a non-zero multiple of 4 and block_k of 16",
+                ));
+            }
+            vec![(block_q, block_k)]
+        }
+        None => {
+            // Blocks much taller than the query length only add padding rows.
+            let useful_q = desc.q_len.next_power_of_two().max(16);
+            BLOCKS
+                .iter()
+                .copied()
+                .filter(|b| b.0 <= useful_q)
+                .chain(BLOCKS)
+                .collect()
+        }
+    };
+    let min_chunk = if forced.is_some() { 4 } else { MIN_CHUNK };
+    for blocks in candidates.iter().copied() {
+        for q_resident in [true, false] {
+            if let Some(t) = configure(caps, desc, blocks, stage, q_resident, min_chunk) {
                 return Ok(t);
             }
         }
     }
+    // Any chunk size, as a last resort.
+    for blocks in candidates {
+        if let Some(t) = configure(caps, desc, blocks, stage, false, 4) {
+            return Ok(t);
+        }
+    }
     Err(Error::limit(
         "fused kernel workgroup memory (smallest tiles)",
-        workgroup_bytes(
-            desc,
-            4,
-            16,
-            16 * (desc.head_dim.max(desc.v_head_dim) / 4 + 1),
-        ) as u64,
+        (4 * 16 * 16 + 4 * 8 * 16) as u64,
         "max_compute_workgroup_storage_size",
         caps.max_workgroup_storage_bytes as u64,
     ))
@@ -138,19 +178,27 @@ pub fn fit_tiles(
 
 /// The one dispatch of the fused kernel with tiles `t`.
 pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result<Vec<Dispatch>> {
-    let kv_vec4 = (t.block_k * (t.d_chunk / 4 + 1)).max(t.k_chunk * (desc.v_head_dim / 4 + 1));
     let variant = ShaderVariant {
         entry: KernelEntry::Fused,
         dtype: desc.dtype,
+        stage: t.stage,
         constants: vec![
             ("BQ", t.block_q),
             ("BK", t.block_k),
             ("HEAD_DIM", desc.head_dim),
             ("V_HEAD_DIM", desc.v_head_dim),
             ("DC", t.d_chunk),
+            (
+                "Q_ROWS",
+                if t.q_resident {
+                    desc.head_dim
+                } else {
+                    t.d_chunk
+                },
+            ),
             ("KC", t.k_chunk),
             ("NS", desc.v_head_dim.div_ceil(t.block_k)),
-            ("KV_VEC4", kv_vec4),
+            ("KV_VEC4", kv_elements(desc, t) / 4),
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
         ],
@@ -158,6 +206,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
     let dispatch = Dispatch {
         variant,
         workgroups: [desc.q_len.div_ceil(t.block_q), desc.q_heads, desc.batch],
+        head_base: 0,
+        head_count: desc.batch * desc.q_heads,
     };
     check_grid(caps, "fused", dispatch.workgroups)?;
     Ok(vec![dispatch])
@@ -166,7 +216,6 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::desc::DType;
 
     #[test]
     fn tiles_fit_every_profile_and_head_dim() {
@@ -174,7 +223,7 @@ mod tests {
             for dtype in [DType::F32, DType::F16] {
                 for d in (8..=256).step_by(8) {
                     let desc = AttentionDesc::new(1, 1, 1, 128, 128, d).with_dtype(dtype);
-                    let t = fit_tiles(&caps, &desc, None)
+                    let t = fit_tiles(&caps, &desc, None, None)
                         .unwrap_or_else(|e| panic!("{name} {dtype} d={d}: {e}"));
                     assert!(
                         t.workgroup_bytes <= caps.max_workgroup_storage_bytes,
@@ -191,8 +240,8 @@ mod tests {
     #[test]
     fn more_memory_gives_larger_tiles() {
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
-        let browser = fit_tiles(&Capabilities::browser_webgpu(), &desc, None).unwrap();
-        let nvidia = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None).unwrap();
+        let browser = fit_tiles(&Capabilities::browser_webgpu(), &desc, None, None).unwrap();
+        let nvidia = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert!(nvidia.block_q * nvidia.block_k > browser.block_q * browser.block_k);
     }
 }

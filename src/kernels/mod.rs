@@ -13,4 +13,10 @@ pub struct Dispatch {
     pub variant: ShaderVariant,
     /// Workgroups along x, y, z.
     pub workgroups: [u32; 3],
+    /// The `batch * q_heads + head` indices `head_base..head_base + head_count` the dispatch
+    /// covers: the unfused path runs the heads in chunks whose score matrices fit one binding;
+    /// other kernels cover all heads.
+    pub head_base: u32,
+    /// See `head_base`.
+    pub head_count: u32,
 }

@@ -1,6 +1,7 @@
 //! The unfused family: Q·Kᵀ into an f32 score matrix (`wgsl/unfused_scores.wgsl`), a row softmax
 //! in place with scale and mask (`wgsl/unfused_softmax.wgsl`), then P·V
-//! (`wgsl/unfused_pv.wgsl`). The score matrix is `B * Hq * Lq * Lk * 4` bytes of scratch.
+//! (`wgsl/unfused_pv.wgsl`). The score matrix is `Lq * Lk * 4` bytes of scratch per head; heads
+//! run in chunks that fit one storage binding.
 
 use crate::capabilities::Capabilities;
 use crate::desc::AttentionDesc;
@@ -12,9 +13,9 @@ use crate::shader::{KernelEntry, ShaderVariant};
 /// Rows and columns of the GEMM tiles (`TILE` in both GEMM shaders).
 const GEMM_TILE: u32 = 64;
 
-/// Bytes of the f32 score matrix.
-pub fn scratch_bytes(desc: &AttentionDesc) -> u64 {
-    desc.batch as u64 * desc.q_heads as u64 * desc.q_len as u64 * desc.kv_len as u64 * 4
+/// Bytes of the f32 score matrix of one `(batch, head)`.
+fn head_scores_bytes(desc: &AttentionDesc) -> u64 {
+    desc.q_len as u64 * desc.kv_len as u64 * 4
 }
 
 /// A 1-D count of workgroups as a 2-D grid that fits the per-dimension limit.
@@ -23,55 +24,64 @@ pub(crate) fn grid_2d(count: u32, max_per_dim: u32) -> [u32; 3] {
     [x, count.div_ceil(x), 1]
 }
 
-/// The three dispatches and the scratch size, checked against the adapter.
+/// The dispatches and the scratch size, checked against the adapter. The heads run in chunks
+/// whose score matrices fit one storage binding (one chunk when everything fits), all chunks
+/// sharing one scratch buffer.
 pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>, u64)> {
-    let scratch = scratch_bytes(desc);
-    let limit = caps.max_storage_binding_bytes.min(caps.max_buffer_bytes);
-    if scratch > limit {
+    let limit = caps
+        .max_storage_binding_bytes
+        .min(caps.max_buffer_bytes)
+        .min(u32::MAX as u64 * 4);
+    let per_head = head_scores_bytes(desc);
+    if per_head > limit {
         return Err(Error::limit(
-            "unfused score matrix bytes (B * Hq * Lq * Lk * 4)",
-            scratch,
+            "unfused score matrix bytes of one head (Lq * Lk * 4)",
+            per_head,
             "max_storage_buffer_binding_size",
             limit,
         ));
     }
-    if scratch / 4 > u32::MAX as u64 {
-        return Err(Error::limit(
-            "unfused score matrix elements",
-            scratch / 4,
-            "32-bit element index of the kernels",
-            u32::MAX as u64,
-        ));
-    }
     let heads = desc.batch * desc.q_heads;
+    let chunk = heads.min((limit / per_head) as u32);
     let row_tiles = desc.q_len.div_ceil(GEMM_TILE);
     let variant = |entry, constants| ShaderVariant {
         entry,
         dtype: desc.dtype,
+        stage: desc.dtype,
         constants,
     };
-    let rows = desc.batch as u64 * desc.q_heads as u64 * desc.q_len as u64;
-    let rows = u32::try_from(rows)
-        .map_err(|_| Error::limit("softmax rows", rows, "u32", u32::MAX as u64))?;
-    let dispatches = vec![
-        Dispatch {
-            variant: variant(KernelEntry::UnfusedScores, vec![]),
-            workgroups: [desc.kv_len.div_ceil(GEMM_TILE), row_tiles, heads],
-        },
-        Dispatch {
-            variant: variant(
-                KernelEntry::UnfusedSoftmax,
-                vec![("MASK_KIND", mask_kind(desc))],
-            ),
-            workgroups: grid_2d(rows, caps.max_workgroups_per_dimension),
-        },
-        Dispatch {
-            variant: variant(KernelEntry::UnfusedPv, vec![]),
-            workgroups: [desc.v_head_dim.div_ceil(GEMM_TILE), row_tiles, heads],
-        },
-    ];
+    let mut dispatches = Vec::new();
+    for head_base in (0..heads).step_by(chunk as usize) {
+        let count = chunk.min(heads - head_base);
+        let rows = count as u64 * desc.q_len as u64;
+        let rows = u32::try_from(rows)
+            .map_err(|_| Error::limit("softmax rows", rows, "u32", u32::MAX as u64))?;
+        dispatches.extend([
+            Dispatch {
+                variant: variant(KernelEntry::UnfusedScores, vec![]),
+                workgroups: [desc.kv_len.div_ceil(GEMM_TILE), row_tiles, count],
+                head_base,
+                head_count: count,
+            },
+            Dispatch {
+                variant: variant(
+                    KernelEntry::UnfusedSoftmax,
+                    vec![("MASK_KIND", mask_kind(desc))],
+                ),
+                workgroups: grid_2d(rows, caps.max_workgroups_per_dimension),
+                head_base,
+                head_count: count,
+            },
+            Dispatch {
+                variant: variant(KernelEntry::UnfusedPv, vec![]),
+                workgroups: [desc.v_head_dim.div_ceil(GEMM_TILE), row_tiles, count],
+                head_base,
+                head_count: count,
+            },
+        ]);
+    }
     for d in &dispatches {
         check_grid(caps, d.variant.entry.name(), d.workgroups)?;
     }
-    Ok((dispatches, scratch))
+    Ok((dispatches, chunk as u64 * per_head))
 }

@@ -39,6 +39,12 @@ pub struct Args {
     /// Force the fused kernel's blocks, e.g. 32x64 (tuning).
     #[arg(long)]
     blocks: Option<String>,
+    /// Stage f16 inputs as f32 in the fused kernel's workgroup memory (tuning).
+    #[arg(long)]
+    stage_f32: bool,
+    /// Keep wgpu's runtime bounds checks in the shaders (slower; for comparison).
+    #[arg(long)]
+    checks: bool,
     /// GPU milliseconds to spend per measurement.
     #[arg(long, default_value_t = 300.0)]
     budget_ms: f64,
@@ -152,6 +158,11 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 
 pub fn main(args: &Args) -> Result<ExitCode> {
     let ctx = Context::headless()?;
+    let ctx = if args.checks {
+        ctx.with_runtime_checks(true)
+    } else {
+        ctx
+    };
     let caps = ctx.capabilities();
     let cpu = caps.device_type == wgpu::DeviceType::Cpu;
     let blocks = match &args.blocks {
@@ -164,6 +175,11 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         }
     };
     let rows = shapes(args, cpu)?;
+    let options = wgpu_sdpa::PlanOptions {
+        fused_blocks: blocks,
+        fused_stage: args.stage_f32.then_some(DType::F32),
+        ..ctx.plan_options()
+    };
     println!(
         "# sdpa bench on {} ({:?}), clock: {:?}",
         caps.adapter_name,
@@ -187,7 +203,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
             "{} L={} d={}",
             shape.dtype, shape.q_len, shape.head_dim
         ));
-        let row = measure(&ctx, shape, blocks, args.budget_ms, !args.fused_only);
+        let row = measure(&ctx, shape, &options, args.budget_ms, !args.fused_only);
         let s = &row.shape;
         progress.suspend(|| {
             println!(

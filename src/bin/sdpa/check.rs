@@ -10,6 +10,9 @@ pub struct Args {
     /// Only the cases whose name contains this.
     #[arg(long, default_value = "")]
     filter: String,
+    /// Keep wgpu's runtime bounds checks in the shaders.
+    #[arg(long)]
+    checks: bool,
     /// Seed of the generated inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -17,8 +20,18 @@ pub struct Args {
 
 pub fn main(args: &Args) -> Result<ExitCode> {
     let ctx = Context::headless()?;
+    let ctx = if args.checks {
+        ctx.with_runtime_checks(true)
+    } else {
+        ctx
+    };
     let caps = ctx.capabilities();
-    println!("sdpa check on {} ({:?})", caps.adapter_name, caps.backend);
+    println!(
+        "sdpa check on {} ({:?}), shader runtime checks {}",
+        caps.adapter_name,
+        caps.backend,
+        if ctx.runtime_checks() { "on" } else { "off" }
+    );
     if !caps.shader_f16 {
         println!("skipped: f16 cases (the adapter has no SHADER_F16)");
     }
