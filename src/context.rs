@@ -203,6 +203,17 @@ impl Context {
     }
 }
 
+/// The wgpu instance [`Context::headless`] picks its adapter from: the backends `WGPU_BACKEND`
+/// names, or else Vulkan, Metal, DX12 and the browser's WebGPU. wgpu's GL backend is left out
+/// unless named (a downlevel compute path, and on a headless Linux box it only prints errors).
+pub fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if wgpu::Backends::from_env().is_none() {
+        desc.backends = wgpu::Backends::PRIMARY;
+    }
+    wgpu::Instance::new(desc)
+}
+
 /// The adapter named by `WGPU_ADAPTER_NAME`, or the default (high-performance) one.
 async fn select_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter> {
     let wanted = std::env::var("WGPU_ADAPTER_NAME")

@@ -42,7 +42,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>,
         ));
     }
     let heads = desc.batch * desc.q_heads;
-    let chunk = heads.min((limit / per_head) as u32);
+    // Each chunk's heads are one grid dimension, so a chunk holds at most that many.
+    let chunk = heads
+        .min((limit / per_head) as u32)
+        .min(caps.max_workgroups_per_dimension);
     let row_tiles = desc.q_len.div_ceil(GEMM_TILE);
     let variant = |entry, constants| ShaderVariant {
         entry,

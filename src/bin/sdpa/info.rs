@@ -5,8 +5,7 @@ use std::process::ExitCode;
 use wgpu_sdpa::{AttentionDesc, CausalAlignment, Context, DType, Mask, Result};
 
 pub fn main() -> Result<ExitCode> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = wgpu_sdpa::context::instance();
     println!("adapters:");
     for adapter in pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all())) {
         let i = adapter.get_info();

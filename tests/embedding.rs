@@ -1,0 +1,140 @@
+//! The library inside a caller's wgpu program, and on contexts whose stated limits are lower
+//! than the adapter's: the unfused path splitting heads over several score chunks, and fused
+//! tiles fitted to a browser's 16 KiB of workgroup memory, both against the f64 reference.
+
+mod common;
+
+use common::{assert_cases, ctx};
+use wgpu::util::DeviceExt;
+use wgpu_sdpa::check::CheckCase;
+use wgpu_sdpa::{
+    attention_reference, compare, Attention, AttentionBuffers, AttentionDesc, Context, Kernel,
+    Mask, MaskLayout, Path, Tensor,
+};
+
+fn lowered(ctx: &Context, edit: impl FnOnce(&mut wgpu_sdpa::Capabilities)) -> Context {
+    let mut caps = ctx.capabilities().clone();
+    edit(&mut caps);
+    Context::from_parts(ctx.device().clone(), ctx.queue().clone(), caps)
+}
+
+#[test]
+fn records_into_the_callers_encoder_on_the_callers_buffers() {
+    let Some(shared) = ctx() else { return };
+    // The caller's own device (a second one on the same adapter would do; this one is theirs).
+    let ctx = Context::from_parts(
+        shared.device().clone(),
+        shared.queue().clone(),
+        shared.capabilities().clone(),
+    );
+    let device = ctx.device();
+    let desc = AttentionDesc::new(1, 4, 2, 40, 40, 32);
+    let attention = Attention::new(&ctx, &desc).unwrap();
+    let values = |t: Tensor, seed: usize| -> Vec<f32> {
+        (0..desc.required_elements(t) as usize)
+            .map(|i| ((i * 7919 + seed) % 101) as f32 / 202.0)
+            .collect()
+    };
+    let (q, k, v) = (
+        values(Tensor::Q, 1),
+        values(Tensor::K, 2),
+        values(Tensor::V, 3),
+    );
+    let upload = |data: &[f32]| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    };
+    let (qb, kb, vb) = (upload(&q), upload(&k), upload(&v));
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: desc.required_bytes(Tensor::Out),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: out.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let buffers = AttentionBuffers {
+        q: &qb,
+        k: &kb,
+        v: &vb,
+        out: &out,
+        mask: None,
+    };
+    // Recording submits nothing: the output is still zero until the caller submits.
+    attention.encode(&mut encoder, &buffers).unwrap();
+    encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, out.size());
+    ctx.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let result: Vec<f64> =
+        bytemuck::cast_slice::<u8, f32>(&staging.slice(..).get_mapped_range().unwrap())
+            .iter()
+            .map(|&x| x as f64)
+            .collect();
+    let widen = |x: &[f32]| x.iter().map(|&e| e as f64).collect::<Vec<_>>();
+    let reference = attention_reference(&desc, &widen(&q), &widen(&k), &widen(&v), None);
+    let c = compare(&desc, &result, &reference, 2e-5);
+    assert!(c.passed(), "{c:?}");
+}
+
+#[test]
+fn unfused_heads_in_chunks_when_the_scores_exceed_one_binding() {
+    let Some(ctx) = ctx() else { return };
+    // 64 KiB bindings: each head's 80x90 f32 scores take 28.1 KiB, so two heads per chunk.
+    let small = lowered(ctx, |c| c.max_storage_binding_bytes = 64 * 1024);
+    let desc = AttentionDesc::new(2, 3, 1, 80, 90, 32)
+        .with_mask(Mask::Additive(MaskLayout::dense(true, false, 3, 80, 90)));
+    let plan = small.plan(&desc.clone().with_mask(Mask::None)).unwrap();
+    let options = wgpu_sdpa::PlanOptions {
+        path: Path::Unfused,
+        ..small.plan_options()
+    };
+    let unfused = wgpu_sdpa::plan(small.capabilities(), &desc, &options).unwrap();
+    assert_eq!(
+        unfused.dispatches().len(),
+        9,
+        "6 heads in chunks of 2: {unfused}"
+    );
+    assert!(unfused.scratch_bytes() <= 64 * 1024);
+    assert!(matches!(plan.kernel(), Kernel::Fused(_)));
+    assert_cases(
+        &small,
+        &[CheckCase::new(
+            "unfused in head chunks",
+            desc,
+            Path::Unfused,
+        )],
+    );
+}
+
+#[test]
+fn fused_tiles_for_16_and_32_kib_of_workgroup_memory() {
+    let Some(ctx) = ctx() else { return };
+    for kib in [16, 32] {
+        let small = lowered(ctx, |c| {
+            c.max_workgroup_storage_bytes = c.max_workgroup_storage_bytes.min(kib * 1024);
+            c.max_invocations_per_workgroup = c.max_invocations_per_workgroup.min(256);
+        });
+        let mut cases = Vec::new();
+        for d in [64, 128, 256] {
+            let desc = AttentionDesc::new(1, 2, 1, 40, 70, d);
+            let Kernel::Fused(t) = small.plan(&desc).unwrap().kernel() else {
+                panic!("{kib} KiB, d{d}: not fused")
+            };
+            println!("{kib} KiB, d{d}: {t:?}");
+            assert!(t.workgroup_bytes <= kib * 1024);
+            cases.push(CheckCase::new(format!("{kib} KiB d{d}"), desc, Path::Fused));
+        }
+        assert_cases(&small, &cases);
+    }
+}

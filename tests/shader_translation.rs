@@ -1,0 +1,180 @@
+//! Every shader variant the planner can emit, for every capability profile (Apple through Metal,
+//! NVIDIA through Vulkan, lavapipe, a browser's WebGPU), passes naga's validation, fits the
+//! profile's workgroup memory as naga lays it out, and translates to MSL (what wgpu's Metal
+//! backend runs), SPIR-V and HLSL; a browser compiles the validated WGSL source itself. No GPU needed: this is how the Metal path is checked
+//! on machines without a Mac.
+
+use std::collections::BTreeMap;
+
+use naga::back::PipelineConstants;
+use naga::valid::{Capabilities as NagaCaps, ValidationFlags, Validator};
+use wgpu_sdpa::{
+    plan, AttentionDesc, Capabilities, CausalAlignment, DType, Mask, MaskLayout, Path, PlanOptions,
+    ShaderVariant,
+};
+
+/// The shapes the planner is driven over: the seed's sweep, decode and short shapes, every head
+/// dim, every mask kind, GQA and transposed layouts.
+fn shapes() -> Vec<AttentionDesc> {
+    let mut out = Vec::new();
+    for dtype in [DType::F32, DType::F16] {
+        for d in [64, 80, 128] {
+            for len in [32, 64, 128, 256, 512, 1024, 2048, 4096] {
+                out.push(AttentionDesc::new(1, 32, 32, len, len, d).with_dtype(dtype));
+            }
+        }
+        for d in (8..=256).step_by(8) {
+            out.push(AttentionDesc::new(1, 4, 2, 100, 300, d).with_dtype(dtype));
+            out.push(AttentionDesc::new(1, 4, 1, 1, 4096, d).with_dtype(dtype));
+        }
+        let base = AttentionDesc::new(2, 8, 2, 77, 130, 64).with_dtype(dtype);
+        for mask in [
+            Mask::Causal(CausalAlignment::BottomRight),
+            Mask::Causal(CausalAlignment::TopLeft),
+            Mask::Boolean(MaskLayout::dense(true, true, 8, 77, 130)),
+            Mask::Additive(MaskLayout::dense(false, false, 8, 77, 130)),
+        ] {
+            out.push(base.clone().with_mask(mask));
+        }
+        out.push(base.clone().transposed().with_v_head_dim(32));
+        out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
+    }
+    out
+}
+
+/// Distinct variants planned for a profile, with the plan that first asked for each.
+fn planned_variants(caps: &Capabilities) -> BTreeMap<String, (ShaderVariant, String)> {
+    let mut variants = BTreeMap::new();
+    for desc in shapes() {
+        for path in [Path::Auto, Path::Fused, Path::Unfused] {
+            let options = PlanOptions {
+                path,
+                ..PlanOptions::default()
+            };
+            // A path that cannot serve a shape on a profile is a typed error, not a variant.
+            let Ok(plan) = plan(caps, &desc, &options) else {
+                continue;
+            };
+            for v in plan.shader_variants() {
+                variants
+                    .entry(v.label())
+                    .or_insert((v, format!("{desc}: {plan}")));
+            }
+        }
+    }
+    variants
+}
+
+fn translate(
+    profile: &str,
+    caps: &Capabilities,
+    variant: &ShaderVariant,
+    why: &str,
+) -> Result<(), String> {
+    let source = variant.source();
+    let module = naga::front::wgsl::parse_str(&source).map_err(|e| e.emit_to_string(&source))?;
+    // pack/unpack2x16float are core WGSL (wgpu's SHADER_F16_IN_F32 downlevel flag, on every
+    // WebGPU-compliant adapter).
+    let mut naga_caps = NagaCaps::SHADER_FLOAT16_IN_FLOAT32;
+    if caps.shader_f16 {
+        naga_caps |= NagaCaps::SHADER_FLOAT16;
+    }
+    let info = Validator::new(ValidationFlags::all(), naga_caps)
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(&source))?;
+    let constants: PipelineConstants = variant
+        .pipeline_constants()
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+    let entry = Some((naga::ShaderStage::Compute, "main"));
+    // A browser compiles this very WGSL source, overrides and all: the validation above (with the
+    // browser profile's capabilities) is its check. (naga 30's WGSL writer cannot write override
+    // expressions back out: it panics on them, so there is no round trip here.)
+
+    // Native backends get the module with the overrides resolved, as wgpu hands it to them.
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
+            .map_err(|e| format!("overrides: {e}"))?;
+
+    // Workgroup memory as naga lays it out, against the profile's limit.
+    let layouter_ctx = module.to_ctx();
+    let workgroup_bytes: u32 = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| module.types[g.ty].inner.size(layouter_ctx))
+        .sum();
+    if workgroup_bytes > caps.max_workgroup_storage_bytes {
+        return Err(format!(
+            "uses {workgroup_bytes} B of workgroup memory, {profile} has {}",
+            caps.max_workgroup_storage_bytes
+        ));
+    }
+    let [x, y, z] = module.entry_points[0].workgroup_size;
+    if x * y * z > caps.max_invocations_per_workgroup {
+        return Err(format!(
+            "{x}x{y}x{z} invocations exceed {}",
+            caps.max_invocations_per_workgroup
+        ));
+    }
+
+    let msl_options = naga::back::msl::Options {
+        lang_version: (2, 4),
+        ..Default::default()
+    };
+    let pipeline = naga::back::msl::PipelineOptions {
+        entry_point: Some((naga::ShaderStage::Compute, "main".into())),
+        ..Default::default()
+    };
+    naga::back::msl::write_string(&module, &info, &msl_options, &pipeline)
+        .map_err(|e| format!("MSL: {e}"))?;
+
+    let spv_pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: "main".into(),
+    };
+    naga::back::spv::write_vec(
+        &module,
+        &info,
+        &naga::back::spv::Options::default(),
+        Some(&spv_pipeline),
+    )
+    .map_err(|e| format!("SPIR-V: {e}"))?;
+
+    let mut hlsl = String::new();
+    let hlsl_options = naga::back::hlsl::Options::default();
+    let hlsl_pipeline = naga::back::hlsl::PipelineOptions::default();
+    naga::back::hlsl::Writer::new(&mut hlsl, &hlsl_options, &hlsl_pipeline)
+        .write(&module, &info, None)
+        .map_err(|e| format!("HLSL: {e}"))?;
+    let _ = why;
+    Ok(())
+}
+
+#[test]
+fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
+    let mut failures = Vec::new();
+    for (profile, caps) in Capabilities::profiles() {
+        let variants = planned_variants(&caps);
+        assert!(
+            !variants.is_empty(),
+            "{profile}: the planner emitted nothing"
+        );
+        println!("{profile}: {} distinct variants", variants.len());
+        for (label, (variant, why)) in &variants {
+            if let Err(e) = translate(profile, &caps, variant, why) {
+                failures.push(format!("{profile}: {label} (planned for {why}):\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn f16_is_never_planned_without_shader_f16() {
+    let caps = Capabilities::browser_webgpu();
+    let desc = AttentionDesc::new(1, 2, 2, 64, 64, 64).with_dtype(DType::F16);
+    let err = plan(&caps, &desc, &PlanOptions::default()).unwrap_err();
+    assert_eq!(err.field(), Some("SHADER_F16"));
+}
