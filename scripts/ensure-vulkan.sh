@@ -3,8 +3,11 @@
 # Vulkan driver (a CI box, a GPU-less server) it installs Mesa's lavapipe, a Vulkan driver that
 # runs on the CPU. On a Mac (Metal) or a machine with a GPU driver it does nothing.
 if [ "$(uname -s)" = Linux ]; then
-  if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] \
-     && ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1; then
+  have_driver=""
+  for json in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json; do
+    if [ -e "$json" ]; then have_driver=yes; fi
+  done
+  if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}${have_driver}" ]; then
     echo "no Vulkan driver found: installing Mesa's lavapipe (apt-get install mesa-vulkan-drivers)" >&2
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
