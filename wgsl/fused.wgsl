@@ -1,11 +1,11 @@
 // Fused attention, portable variant: FlashAttention-2 (Dao 2023, Algorithm 1) with workgroup-
 // memory tiles and f32 arithmetic for every storage dtype. Needs nothing beyond core WebGPU.
 //
-// One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/8 row groups of
-// BK/4 columns; thread (tr, tc) owns query rows 8tr..8tr+7 for the whole kernel, keys
+// One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/4 row groups of
+// BK/4 columns; thread (tr, tc) owns query rows 4tr..4tr+3 for the whole kernel, keys
 // 4tc..4tc+3 of each KV tile in S = Q K^T, and output vec4 columns tc + s*BK/4 (s < NS) in
-// O += P V. Both products are outer products on registers: two vec4s of Q (8 rows at one head
-// dim) times one vec4 of K (4 keys at that dim) are 32 FMAs for three workgroup-memory reads.
+// O += P V. Both products are outer products on registers: one vec4 of Q (4 rows at one head dim)
+// times one vec4 of K (4 keys at that dim) is 16 FMAs for two workgroup-memory reads.
 //
 // Workgroup memory (sized by the planner to the adapter's limit, src/kernels/fused.rs), in
 // `stage` (f32, or f16 when the planner stages f16 inputs as they are):
@@ -23,7 +23,7 @@ override Q_ROWS: u32 = 64u;    // HEAD_DIM when Q stays resident for the whole k
 override KC: u32 = 64u;        // keys of V staged at once; divides BK
 override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / BK) <= 4
 override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
-override WG: u32 = 128u;       // BQ * BK / 32
+override WG: u32 = 256u;       // BQ * BK / 16
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -34,19 +34,6 @@ var<workgroup> q_t: array<vec4<stage>, Q_ROWS * BQ / 4u>;
 var<workgroup> kv: array<vec4<stage>, KV_VEC4>;
 var<workgroup> p_s: array<vec4<f32>, BQ * (BK / 4u + 1u)>;
 var<workgroup> row_red: array<vec4<f32>, BQ * BK / 16u>;
-
-// Per-thread values of 8 rows x 4 columns: rows 0..3 in `lo`, rows 4..7 in `hi`, one vec4 of
-// columns per row (lo[i] is row i).
-struct Rows8 {
-    lo: mat4x4<f32>,
-    hi: mat4x4<f32>,
-}
-
-// Per-row scalars of the thread's 8 rows.
-struct Col8 {
-    lo: vec4<f32>,
-    hi: vec4<f32>,
-}
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
 fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
@@ -66,42 +53,12 @@ fn score_row(qk: vec4<f32>, b: u32, h: u32, qi: u32, key0: u32) -> vec4<f32> {
     );
 }
 
-fn score_rows(s: mat4x4<f32>, b: u32, h: u32, row0: u32, key0: u32) -> mat4x4<f32> {
-    return mat4x4<f32>(
-        score_row(s[0], b, h, row0, key0),
-        score_row(s[1], b, h, row0 + 1u, key0),
-        score_row(s[2], b, h, row0 + 2u, key0),
-        score_row(s[3], b, h, row0 + 3u, key0),
-    );
-}
-
 fn max4(x: vec4<f32>) -> f32 {
     return max(max(x.x, x.y), max(x.z, x.w));
 }
 
 fn sum4(x: vec4<f32>) -> f32 {
     return (x.x + x.y) + (x.z + x.w);
-}
-
-fn row_max4(m: mat4x4<f32>) -> vec4<f32> {
-    return vec4<f32>(max4(m[0]), max4(m[1]), max4(m[2]), max4(m[3]));
-}
-
-fn row_sum4(m: mat4x4<f32>) -> vec4<f32> {
-    return vec4<f32>(sum4(m[0]), sum4(m[1]), sum4(m[2]), sum4(m[3]));
-}
-
-// exp2(s - m) row by row.
-fn exp_rows(s: mat4x4<f32>, m: vec4<f32>) -> mat4x4<f32> {
-    return mat4x4<f32>(exp2(s[0] - m.x), exp2(s[1] - m.y), exp2(s[2] - m.z), exp2(s[3] - m.w));
-}
-
-fn scale_rows(o: mat4x4<f32>, a: vec4<f32>) -> mat4x4<f32> {
-    return mat4x4<f32>(o[0] * a.x, o[1] * a.y, o[2] * a.z, o[3] * a.w);
-}
-
-fn scale8(o: Rows8, a: Col8) -> Rows8 {
-    return Rows8(scale_rows(o.lo, a.lo), scale_rows(o.hi, a.hi));
 }
 
 // Stages dims d0..d0+DC of rows row0..row0+BQ of Q, transposed, zeros past q_len. Each thread
@@ -156,83 +113,59 @@ fn load_v(v_head: u32, kb: u32, t: u32) {
     }
 }
 
-// o += pc ⊗ v for 8 rows: one key's probabilities for the rows times 4 columns of its V row.
-fn outer8(o: Rows8, pc: Col8, v: vec4<f32>) -> Rows8 {
-    return Rows8(
-        mat4x4<f32>(o.lo[0] + pc.lo.x * v, o.lo[1] + pc.lo.y * v, o.lo[2] + pc.lo.z * v, o.lo[3] + pc.lo.w * v),
-        mat4x4<f32>(o.hi[0] + pc.hi.x * v, o.hi[1] + pc.hi.y * v, o.hi[2] + pc.hi.z * v, o.hi[3] + pc.hi.w * v),
-    );
+// o += pc ⊗ v: one key's probabilities for the thread's 4 rows times 4 columns of that key's V.
+fn outer_acc(o: mat4x4<f32>, pc: vec4<f32>, v: vec4<f32>) -> mat4x4<f32> {
+    return mat4x4<f32>(o[0] + pc.x * v, o[1] + pc.y * v, o[2] + pc.z * v, o[3] + pc.w * v);
 }
 
-// Adds staged V row `j` (the key's probabilities for the 8 rows in `pc`) to the output slots.
+// Adds staged V row `j` (the key's probabilities for the 4 rows in `pc`) to the output slots.
 fn pv_key(
-    o0: ptr<function, Rows8>,
-    o1: ptr<function, Rows8>,
-    o2: ptr<function, Rows8>,
-    o3: ptr<function, Rows8>,
+    o0: ptr<function, mat4x4<f32>>,
+    o1: ptr<function, mat4x4<f32>>,
+    o2: ptr<function, mat4x4<f32>>,
+    o3: ptr<function, mat4x4<f32>>,
     j: u32,
-    pc: Col8,
+    pc: vec4<f32>,
     tc: u32,
 ) {
     let nc = BK / 4u;
     let dv4 = V_HEAD_DIM / 4u;
     let row = j * dv4;
     if (tc < dv4) {
-        *o0 = outer8(*o0, pc, vec4<f32>(kv[row + tc]));
+        *o0 = outer_acc(*o0, pc, vec4<f32>(kv[row + tc]));
     }
     if (NS > 1u && tc + nc < dv4) {
-        *o1 = outer8(*o1, pc, vec4<f32>(kv[row + tc + nc]));
+        *o1 = outer_acc(*o1, pc, vec4<f32>(kv[row + tc + nc]));
     }
     if (NS > 2u && tc + 2u * nc < dv4) {
-        *o2 = outer8(*o2, pc, vec4<f32>(kv[row + tc + 2u * nc]));
+        *o2 = outer_acc(*o2, pc, vec4<f32>(kv[row + tc + 2u * nc]));
     }
     if (NS > 3u && tc + 3u * nc < dv4) {
-        *o3 = outer8(*o3, pc, vec4<f32>(kv[row + tc + 3u * nc]));
+        *o3 = outer_acc(*o3, pc, vec4<f32>(kv[row + tc + 3u * nc]));
     }
 }
 
-// Writes output slot `slot` (vec4 column tc + slot * BK / 4) of the thread's 8 rows.
-fn store_slot(o: Rows8, slot: u32, inv: Col8, out_head: u32, row0: u32, tc: u32) {
+// Writes output slot `slot` (vec4 column tc + slot * BK / 4) of the thread's 4 rows.
+fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u32, tc: u32) {
     let col4 = tc + slot * (BK / 4u);
     if (slot >= NS || col4 >= V_HEAD_DIM / 4u) {
         return;
     }
-    for (var i = 0u; i < 8u; i++) {
+    for (var i = 0u; i < 4u; i++) {
         let row = row0 + i;
         if (row < p.q_len) {
-            var x: vec4<f32>;
-            if (i < 4u) {
-                x = o.lo[i] * inv.lo[i];
-            } else {
-                x = o.hi[i - 4u] * inv.hi[i - 4u];
-            }
-            let y = vec4<elem>(x);
+            let x = vec4<elem>(o[i] * inv[i]);
             let at = out_head + row * p.out.w + col4 * 4u;
-            out[at] = y.x;
-            out[at + 1u] = y.y;
-            out[at + 2u] = y.z;
-            out[at + 3u] = y.w;
+            out[at] = x.x;
+            out[at + 1u] = x.y;
+            out[at + 2u] = x.z;
+            out[at + 3u] = x.w;
         }
     }
 }
 
-// Publishes one value per row of the thread (a partial max or sum over its 4 keys).
-fn put_row_red(r0: u32, tc: u32, x: Col8) {
-    let nc4 = BK / 16u;
-    let c = tc / 4u;
-    let lane = tc % 4u;
-    row_red[r0 * nc4 + c][lane] = x.lo.x;
-    row_red[(r0 + 1u) * nc4 + c][lane] = x.lo.y;
-    row_red[(r0 + 2u) * nc4 + c][lane] = x.lo.z;
-    row_red[(r0 + 3u) * nc4 + c][lane] = x.lo.w;
-    row_red[(r0 + 4u) * nc4 + c][lane] = x.hi.x;
-    row_red[(r0 + 5u) * nc4 + c][lane] = x.hi.y;
-    row_red[(r0 + 6u) * nc4 + c][lane] = x.hi.z;
-    row_red[(r0 + 7u) * nc4 + c][lane] = x.hi.w;
-}
-
-// The row group's maxima of rows r0..r0+3 (the partial values of its BK/4 columns).
-fn group_max4(r0: u32) -> vec4<f32> {
+// The maxima (or sums) of the 4 rows r0..r0+3 over the row group's partial values in row_red.
+fn row_group_max(r0: u32) -> vec4<f32> {
     let nc4 = BK / 16u;
     var m = vec4<f32>(FLOOR);
     for (var c = 0u; c < nc4; c++) {
@@ -246,7 +179,7 @@ fn group_max4(r0: u32) -> vec4<f32> {
     return m;
 }
 
-fn group_sum4(r0: u32) -> vec4<f32> {
+fn row_group_sum(r0: u32) -> vec4<f32> {
     let nc4 = BK / 16u;
     var l = vec4<f32>(0.0);
     for (var c = 0u; c < nc4; c++) {
@@ -260,12 +193,21 @@ fn group_sum4(r0: u32) -> vec4<f32> {
     return l;
 }
 
+// Publishes one value per row of the thread (partial max or sum over its 4 keys).
+fn put_row_red(r0: u32, tc: u32, x: vec4<f32>) {
+    let nc4 = BK / 16u;
+    row_red[r0 * nc4 + tc / 4u][tc % 4u] = x.x;
+    row_red[(r0 + 1u) * nc4 + tc / 4u][tc % 4u] = x.y;
+    row_red[(r0 + 2u) * nc4 + tc / 4u][tc % 4u] = x.z;
+    row_red[(r0 + 3u) * nc4 + tc / 4u][tc % 4u] = x.w;
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let nc = BK / 4u;
     let tr = t / nc;
     let tc = t % nc;
-    let r0 = tr * 8u;             // first of the thread's rows within the block
+    let r0 = tr * 4u;             // first of the thread's rows within the block
     let q0 = wg.x * BQ;           // first query row of the block
     let h = wg.y;
     let b = wg.z;
@@ -283,12 +225,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     }
 
     // Line 5: running max (finite start, see mask.wgsl), partial row sums, output accumulators.
-    var m = Col8(vec4<f32>(FLOOR), vec4<f32>(FLOOR));
-    var l = Col8(vec4<f32>(0.0), vec4<f32>(0.0));
-    var o0 = Rows8();
-    var o1 = Rows8();
-    var o2 = Rows8();
-    var o3 = Rows8();
+    var m = vec4<f32>(FLOOR);
+    var l = vec4<f32>(0.0);
+    var o0 = mat4x4<f32>();
+    var o1 = mat4x4<f32>();
+    var o2 = mat4x4<f32>();
+    var o3 = mat4x4<f32>();
 
     // Causal: KV tiles wholly above the diagonal of the block's last row are never loaded.
     var kv_end = p.kv_len;
@@ -300,7 +242,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     // Line 6: stream the KV tiles.
     for (var kb = 0u; kb < kv_end; kb += BK) {
         // Line 8: S = Q K^T as outer products over the head dim, DC dims staged at a time.
-        var s = Rows8();
+        var s0 = vec4<f32>();
+        var s1 = vec4<f32>();
+        var s2 = vec4<f32>();
+        var s3 = vec4<f32>();
         for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
             workgroupBarrier(); // the previous readers of kv (and q_t) are done
             if (Q_ROWS != HEAD_DIM) {
@@ -310,47 +255,41 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             workgroupBarrier();
             let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
             for (var d = 0u; d < DC; d++) {
-                let qa = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + 2u * tr]);
-                let qb = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + 2u * tr + 1u]);
-                let kd = vec4<f32>(kv[d * nc + tc]);
-                s.lo[0] += qa.x * kd;
-                s.lo[1] += qa.y * kd;
-                s.lo[2] += qa.z * kd;
-                s.lo[3] += qa.w * kd;
-                s.hi[0] += qb.x * kd;
-                s.hi[1] += qb.y * kd;
-                s.hi[2] += qb.z * kd;
-                s.hi[3] += qb.w * kd;
+                let qa = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + tr]);
+                let kb4 = vec4<f32>(kv[d * nc + tc]);
+                s0 += qa.x * kb4;
+                s1 += qa.y * kb4;
+                s2 += qa.z * kb4;
+                s3 += qa.w * kb4;
             }
         }
 
         // Line 9: scale and mask (log2 units), then the tile's row max across the row group.
         let key0 = kb + tc * 4u;
-        s.lo = score_rows(s.lo, b, h, q0 + r0, key0);
-        s.hi = score_rows(s.hi, b, h, q0 + r0 + 4u, key0);
-        put_row_red(r0, tc, Col8(row_max4(s.lo), row_max4(s.hi)));
+        s0 = score_row(s0, b, h, q0 + r0, key0);
+        s1 = score_row(s1, b, h, q0 + r0 + 1u, key0);
+        s2 = score_row(s2, b, h, q0 + r0 + 2u, key0);
+        s3 = score_row(s3, b, h, q0 + r0 + 3u, key0);
+        put_row_red(r0, tc, vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3)));
         workgroupBarrier(); // row_red complete; every read of kv for S is done
 
         // Lines 9-10: new max, P = exp2(S - m), rescale l and O by exp2(m_old - m_new).
-        let m_new = Col8(max(m.lo, group_max4(r0)), max(m.hi, group_max4(r0 + 4u)));
-        let alpha = Col8(exp2(m.lo - m_new.lo), exp2(m.hi - m_new.hi));
+        let m_new = max(m, row_group_max(r0));
+        let alpha = exp2(m - m_new);
         m = m_new;
-        let pr = Rows8(exp_rows(s.lo, m_new.lo), exp_rows(s.hi, m_new.hi));
-        l = Col8(l.lo * alpha.lo + row_sum4(pr.lo), l.hi * alpha.hi + row_sum4(pr.hi));
-        o0 = scale8(o0, alpha);
-        if (NS > 1u) {
-            o1 = scale8(o1, alpha);
-        }
-        if (NS > 2u) {
-            o2 = scale8(o2, alpha);
-        }
-        if (NS > 3u) {
-            o3 = scale8(o3, alpha);
-        }
-        for (var i = 0u; i < 4u; i++) {
-            p_s[(r0 + i) * ps + tc] = pr.lo[i];
-            p_s[(r0 + 4u + i) * ps + tc] = pr.hi[i];
-        }
+        let p0 = exp2(s0 - m_new.x);
+        let p1 = exp2(s1 - m_new.y);
+        let p2 = exp2(s2 - m_new.z);
+        let p3 = exp2(s3 - m_new.w);
+        l = l * alpha + vec4<f32>(sum4(p0), sum4(p1), sum4(p2), sum4(p3));
+        o0 = mat4x4<f32>(o0[0] * alpha.x, o0[1] * alpha.y, o0[2] * alpha.z, o0[3] * alpha.w);
+        o1 = mat4x4<f32>(o1[0] * alpha.x, o1[1] * alpha.y, o1[2] * alpha.z, o1[3] * alpha.w);
+        o2 = mat4x4<f32>(o2[0] * alpha.x, o2[1] * alpha.y, o2[2] * alpha.z, o2[3] * alpha.w);
+        o3 = mat4x4<f32>(o3[0] * alpha.x, o3[1] * alpha.y, o3[2] * alpha.z, o3[3] * alpha.w);
+        p_s[r0 * ps + tc] = p0;
+        p_s[(r0 + 1u) * ps + tc] = p1;
+        p_s[(r0 + 2u) * ps + tc] = p2;
+        p_s[(r0 + 3u) * ps + tc] = p3;
 
         // Line 10: O += P V, KC keys of V staged at a time.
         for (var kc0 = 0u; kc0 < BK; kc0 += KC) {
@@ -361,18 +300,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             workgroupBarrier(); // the V chunk and p_s are complete
             for (var j = 0u; j < KC; j += 4u) {
                 let pa = (kc0 + j) / 4u;
-                let p0 = p_s[r0 * ps + pa];
-                let p1 = p_s[(r0 + 1u) * ps + pa];
-                let p2 = p_s[(r0 + 2u) * ps + pa];
-                let p3 = p_s[(r0 + 3u) * ps + pa];
-                let p4 = p_s[(r0 + 4u) * ps + pa];
-                let p5 = p_s[(r0 + 5u) * ps + pa];
-                let p6 = p_s[(r0 + 6u) * ps + pa];
-                let p7 = p_s[(r0 + 7u) * ps + pa];
-                pv_key(&o0, &o1, &o2, &o3, j, Col8(vec4(p0.x, p1.x, p2.x, p3.x), vec4(p4.x, p5.x, p6.x, p7.x)), tc);
-                pv_key(&o0, &o1, &o2, &o3, j + 1u, Col8(vec4(p0.y, p1.y, p2.y, p3.y), vec4(p4.y, p5.y, p6.y, p7.y)), tc);
-                pv_key(&o0, &o1, &o2, &o3, j + 2u, Col8(vec4(p0.z, p1.z, p2.z, p3.z), vec4(p4.z, p5.z, p6.z, p7.z)), tc);
-                pv_key(&o0, &o1, &o2, &o3, j + 3u, Col8(vec4(p0.w, p1.w, p2.w, p3.w), vec4(p4.w, p5.w, p6.w, p7.w)), tc);
+                let pr0 = p_s[r0 * ps + pa];
+                let pr1 = p_s[(r0 + 1u) * ps + pa];
+                let pr2 = p_s[(r0 + 2u) * ps + pa];
+                let pr3 = p_s[(r0 + 3u) * ps + pa];
+                pv_key(&o0, &o1, &o2, &o3, j, vec4<f32>(pr0.x, pr1.x, pr2.x, pr3.x), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 1u, vec4<f32>(pr0.y, pr1.y, pr2.y, pr3.y), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 2u, vec4<f32>(pr0.z, pr1.z, pr2.z, pr3.z), tc);
+                pv_key(&o0, &o1, &o2, &o3, j + 3u, vec4<f32>(pr0.w, pr1.w, pr2.w, pr3.w), tc);
             }
         }
     }
@@ -381,13 +316,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     workgroupBarrier(); // row_red readers of the last tile are done
     put_row_red(r0, tc, l);
     workgroupBarrier();
-    let l_row = Col8(group_sum4(r0), group_sum4(r0 + 4u));
+    let l_row = row_group_sum(r0);
     // A row with every key excluded has l_row == 0 and is written as zeros.
-    let zero = vec4<f32>(0.0);
-    let inv = Col8(
-        select(vec4<f32>(1.0) / l_row.lo, zero, l_row.lo == zero),
-        select(vec4<f32>(1.0) / l_row.hi, zero, l_row.hi == zero),
-    );
+    let inv = select(vec4<f32>(1.0) / l_row, vec4<f32>(0.0), l_row == vec4<f32>(0.0));
     let out_head = row_base(p.out, b, h, 0u);
     store_slot(o0, 0u, inv, out_head, q0 + r0, tc);
     store_slot(o1, 1u, inv, out_head, q0 + r0, tc);

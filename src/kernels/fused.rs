@@ -8,10 +8,9 @@ use crate::kernels::Dispatch;
 use crate::planner::{check_grid, mask_kind, FusedTiles};
 use crate::shader::{KernelEntry, ShaderVariant};
 
-/// `(block_q, block_k)` candidates, most work per workgroup first (the 128-row blocks last: only
-/// when forced, until measured). `block_q` is a multiple of 8 (8 rows per thread), `block_k` of 16
+/// `(block_q, block_k)` candidates, most work per workgroup first. `block_k` is a multiple of 16
 /// (the row reductions read vec4s of the 4-key columns).
-const BLOCKS: [(u32, u32); 12] = [
+const BLOCKS: [(u32, u32); 13] = [
     (64, 64),
     (64, 32),
     (32, 64),
@@ -22,8 +21,9 @@ const BLOCKS: [(u32, u32); 12] = [
     (8, 64),
     (8, 32),
     (8, 16),
-    (128, 32),
-    (128, 64),
+    (4, 64),
+    (4, 32),
+    (4, 16),
 ];
 
 /// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
@@ -71,7 +71,7 @@ fn configure(
     min_chunk: u32,
 ) -> Option<FusedTiles> {
     let (d, dv) = (desc.head_dim, desc.v_head_dim);
-    let workgroup_size = block_q * block_k / 32;
+    let workgroup_size = block_q * block_k / 16;
     if dv.div_ceil(block_k) > MAX_OUT_SLOTS
         || !block_k.is_multiple_of(16)
         || workgroup_size
@@ -134,11 +134,11 @@ pub fn fit_tiles(
     }
     let candidates: Vec<(u32, u32)> = match forced {
         Some((block_q, block_k)) => {
-            if block_q == 0 || block_q % 8 != 0 || block_k == 0 || block_k % 16 != 0 {
+            if block_q == 0 || block_q % 4 != 0 || block_k == 0 || block_k % 16 != 0 {
                 return Err(Error::invalid(
                     "fused_blocks",
                     format!("({block_q}, {block_k})"),
-                    "block_q must be a non-zero multiple of 8 and block_k of 16",
+                    "block_q must be a non-zero multiple of 4 and block_k of 16",
                 ));
             }
             vec![(block_q, block_k)]
@@ -170,7 +170,7 @@ pub fn fit_tiles(
     }
     Err(Error::limit(
         "fused kernel workgroup memory (smallest tiles)",
-        (8 * 16 * 4 + 8 * 5 * 16 + 8 * 16) as u64,
+        (4 * 16 * 16 + 4 * 8 * 16) as u64,
         "max_compute_workgroup_storage_size",
         caps.max_workgroup_storage_bytes as u64,
     ))
