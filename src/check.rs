@@ -38,6 +38,8 @@ pub struct CheckCase {
     pub fused_blocks: Option<(u32, u32)>,
     /// Forced fused staging dtype.
     pub fused_stage: Option<DType>,
+    /// The fused variant (see [`PlanOptions::cooperative`]).
+    pub cooperative: Option<bool>,
 }
 
 impl CheckCase {
@@ -50,6 +52,7 @@ impl CheckCase {
             inputs: Inputs::Uniform,
             fused_blocks: None,
             fused_stage: None,
+            cooperative: None,
         }
     }
 }
@@ -163,6 +166,7 @@ fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<C
         path: case.path,
         fused_blocks: case.fused_blocks,
         fused_stage: case.fused_stage,
+        cooperative: case.cooperative,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &case.desc, &options)?;
@@ -207,7 +211,8 @@ pub fn run_case(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutco
     }
 }
 
-/// The matrix `sdpa check` runs: every kernel the adapter can run, both dtypes (f16 where the
+/// The matrix `sdpa check` runs: every kernel the adapter can run (unfused, portable fused, and
+/// the cooperative-matrix fused kernel where listed), both dtypes (f16 where the
 /// adapter has it), every mask kind, GQA/MQA, transposed and strided layouts, ragged lengths,
 /// the common head dims, and large-magnitude inputs. Small shapes: it must finish in seconds on
 /// a CPU adapter.
@@ -218,40 +223,69 @@ pub fn default_matrix(ctx: &Context) -> Vec<CheckCase> {
         dtypes.push(DType::F16);
     }
     let mut cases = Vec::new();
-    for path in [Path::Unfused, Path::Fused] {
+    // (label, path, fused variant): the unfused kernels, the portable fused kernel, and the
+    // cooperative-matrix one where the adapter lists a configuration for the dtype.
+    let kernels = [
+        ("unfused", Path::Unfused, None),
+        ("fused", Path::Fused, Some(false)),
+        ("fused-coop", Path::Fused, Some(true)),
+    ];
+    for (label, path, cooperative) in kernels {
         for &dtype in &dtypes {
+            if cooperative == Some(true)
+                && crate::kernels::fused_coop::listed_fragment(caps, dtype).is_none()
+            {
+                continue;
+            }
             let base =
                 |b, hq, hkv, lq, lk, d| AttentionDesc::new(b, hq, hkv, lq, lk, d).with_dtype(dtype);
-            let mut add = |name: &str, desc: AttentionDesc| {
-                cases.push(CheckCase::new(format!("{path} {dtype} {name}"), desc, path));
+            let mut add = |name: &str, desc: AttentionDesc, inputs: Inputs| {
+                let mut case = CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
+                case.cooperative = cooperative;
+                case.inputs = inputs;
+                cases.push(case);
             };
-            add("mha d64", base(1, 2, 2, 33, 47, 64));
-            add("gqa 8/2 d128", base(1, 8, 2, 40, 65, 128));
-            add("mqa 4/1 d80", base(2, 4, 1, 17, 33, 80));
-            add("d256", base(1, 1, 1, 9, 70, 256));
-            add("d32 q1", base(1, 2, 1, 1, 130, 32));
-            add("dv!=d 64/32", base(1, 2, 2, 31, 31, 64).with_v_head_dim(32));
+            let u = Inputs::Uniform;
+            add("mha d64", base(1, 2, 2, 33, 47, 64), u);
+            add("gqa 8/2 d128", base(1, 8, 2, 40, 65, 128), u);
+            add("mqa 4/1 d80", base(2, 4, 1, 17, 33, 80), u);
+            add("d96 q1", base(1, 2, 1, 1, 130, 96), u);
+            add("d32 lq>lk", base(1, 2, 2, 70, 9, 32), u);
+            add(
+                "dv!=d 64/32",
+                base(1, 2, 2, 31, 31, 64).with_v_head_dim(32),
+                u,
+            );
+            if cooperative != Some(true) {
+                add("d256", base(1, 1, 1, 9, 70, 256), u);
+            }
+            let causal = |a| Mask::Causal(a);
             add(
                 "causal br lq<lk",
-                base(1, 2, 2, 35, 77, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+                base(1, 2, 2, 35, 77, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                u,
             );
             add(
                 "causal br lq>lk",
-                base(1, 2, 2, 70, 33, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+                base(1, 2, 2, 70, 33, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                u,
             );
             add(
                 "causal tl",
-                base(1, 2, 2, 35, 77, 64).with_mask(Mask::Causal(CausalAlignment::TopLeft)),
+                base(1, 2, 2, 35, 77, 64).with_mask(causal(CausalAlignment::TopLeft)),
+                u,
             );
             add(
                 "bool mask [B,H,Lq,Lk]",
                 base(2, 2, 2, 33, 40, 64)
                     .with_mask(Mask::Boolean(MaskLayout::dense(true, true, 2, 33, 40))),
+                u,
             );
             add(
                 "additive mask [1,1,Lq,Lk]",
                 base(2, 4, 2, 33, 40, 64)
                     .with_mask(Mask::Additive(MaskLayout::dense(false, false, 4, 33, 40))),
+                u,
             );
             add(
                 "key padding [B,1,1,Lk]",
@@ -261,19 +295,20 @@ pub fn default_matrix(ctx: &Context) -> Vec<CheckCase> {
                     head_stride: 0,
                     q_stride: 0,
                 })),
+                u,
             );
-            add("transposed BLHD", base(2, 4, 2, 33, 50, 64).transposed());
+            add("transposed BLHD", base(2, 4, 2, 33, 50, 64).transposed(), u);
             add(
                 "kv cache slice",
                 kv_cache_slice(base(1, 4, 2, 33, 50, 64), 96, 7),
+                u,
             );
-            let mut big = CheckCase::new(
-                format!("{path} {dtype} N(0,1) d128"),
-                base(1, 2, 2, 40, 70, 128),
-                path,
+            add("N(0,1) d128", base(1, 2, 2, 40, 200, 128), Inputs::Normal);
+            add(
+                "N(0,1) d64 causal long",
+                base(1, 2, 1, 300, 300, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                Inputs::Normal,
             );
-            big.inputs = Inputs::Normal;
-            cases.push(big);
         }
     }
     cases

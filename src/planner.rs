@@ -6,6 +6,7 @@ use std::fmt;
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
+use crate::kernels::fused_coop::{self, CoopTiles};
 use crate::kernels::{fused, unfused, Dispatch};
 use crate::shader::ShaderVariant;
 
@@ -82,6 +83,8 @@ pub enum Kernel {
     Unfused,
     /// One dispatch of the portable fused kernel.
     Fused(FusedTiles),
+    /// One dispatch of the cooperative-matrix fused kernel.
+    FusedCoop(CoopTiles),
 }
 
 impl Kernel {
@@ -90,6 +93,7 @@ impl Kernel {
         match self {
             Kernel::Unfused => "unfused",
             Kernel::Fused(_) => "fused",
+            Kernel::FusedCoop(_) => "fused-coop",
         }
     }
 }
@@ -106,6 +110,9 @@ pub struct PlanOptions {
     /// Force the fused kernel's staging dtype (f32 for f16 inputs trades workgroup memory for
     /// conversions); `None` stages in the storage dtype.
     pub fused_stage: Option<DType>,
+    /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
+    /// a configuration for the dtype, `Some(true)` requires it, `Some(false)` takes the portable.
+    pub cooperative: Option<bool>,
 }
 
 impl Default for PlanOptions {
@@ -115,6 +122,7 @@ impl Default for PlanOptions {
             fused_threshold: DEFAULT_FUSED_THRESHOLD,
             fused_blocks: None,
             fused_stage: None,
+            cooperative: None,
         }
     }
 }
@@ -182,6 +190,11 @@ impl fmt::Display for Plan {
                 t.workgroup_size,
                 t.workgroup_bytes
             )?,
+            Kernel::FusedCoop(t) => write!(
+                f,
+                "fused-coop frag={0}x{0} BQ={1} BK={2} threads={3} wg_mem={4}B",
+                t.frag, t.block_q, t.block_k, t.workgroup_size, t.workgroup_bytes
+            )?,
         }
         write!(f, ": {}", self.reason)
     }
@@ -226,6 +239,45 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let fused_plan = |reason: String| -> Result<Plan> {
+        let coop = if options.cooperative == Some(false)
+            || options.fused_blocks.is_some()
+            || options.fused_stage.is_some()
+        {
+            None
+        } else {
+            match fused_coop::fit_tiles(caps, desc) {
+                Ok(t) => Some(t),
+                Err(e) if options.cooperative == Some(true) => return Err(e),
+                Err(why) => {
+                    let portable = fused::fit_tiles(caps, desc, None, None)?;
+                    return Ok(Plan {
+                        desc: desc.clone(),
+                        kernel: Kernel::Fused(portable),
+                        reason: format!(
+                            "{reason}; portable variant: {}",
+                            match why {
+                                Error::PathUnavailable { reason, .. } => reason,
+                                other => other.to_string(),
+                            }
+                        ),
+                        dispatches: fused::plan(caps, desc, &portable)?,
+                        scratch_bytes: 0,
+                    });
+                }
+            }
+        };
+        if let Some(t) = coop {
+            return Ok(Plan {
+                desc: desc.clone(),
+                kernel: Kernel::FusedCoop(t),
+                reason: format!(
+                    "{reason}; cooperative matrices {0}x{0} listed by the adapter",
+                    t.frag
+                ),
+                dispatches: fused_coop::plan(caps, desc, &t)?,
+                scratch_bytes: 0,
+            });
+        }
         let tiles = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
         Ok(Plan {
             desc: desc.clone(),

@@ -13,6 +13,7 @@ const UNFUSED_SCORES: &str = include_str!("../wgsl/unfused_scores.wgsl");
 const UNFUSED_SOFTMAX: &str = include_str!("../wgsl/unfused_softmax.wgsl");
 const UNFUSED_PV: &str = include_str!("../wgsl/unfused_pv.wgsl");
 const FUSED: &str = include_str!("../wgsl/fused.wgsl");
+const FUSED_COOP: &str = include_str!("../wgsl/fused_coop.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,6 +26,8 @@ pub enum KernelEntry {
     UnfusedPv,
     /// The portable fused kernel, `wgsl/fused.wgsl`.
     Fused,
+    /// The cooperative-matrix fused kernel, `wgsl/fused_coop.wgsl`.
+    FusedCoop,
 }
 
 /// How a kernel binds one of the crate's fixed binding slots.
@@ -54,6 +57,7 @@ impl KernelEntry {
             KernelEntry::UnfusedSoftmax => "unfused_softmax",
             KernelEntry::UnfusedPv => "unfused_pv",
             KernelEntry::Fused => "fused",
+            KernelEntry::FusedCoop => "fused_coop",
         }
     }
 
@@ -63,11 +67,15 @@ impl KernelEntry {
             KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
             KernelEntry::UnfusedPv => UNFUSED_PV,
             KernelEntry::Fused => FUSED,
+            KernelEntry::FusedCoop => FUSED_COOP,
         }
     }
 
     fn uses_mask(self) -> bool {
-        matches!(self, KernelEntry::UnfusedSoftmax | KernelEntry::Fused)
+        matches!(
+            self,
+            KernelEntry::UnfusedSoftmax | KernelEntry::Fused | KernelEntry::FusedCoop
+        )
     }
 
     /// The binding slots the kernel declares, with their access.
@@ -91,7 +99,7 @@ impl KernelEntry {
                 (slot::OUT, ReadWrite),
                 (slot::SCRATCH, Read),
             ],
-            KernelEntry::Fused => &[
+            KernelEntry::Fused | KernelEntry::FusedCoop => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -101,6 +109,18 @@ impl KernelEntry {
             ],
         }
     }
+}
+
+/// The generated-header part of a cooperative-matrix variant: the fragment size and the
+/// fragment counts, which size function-local arrays (WGSL allows no `override` there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopHeader {
+    /// Fragment size: `coop_mat8x8` or `coop_mat16x16`.
+    pub frag: u32,
+    /// `head_dim / frag`: Q fragments per subgroup.
+    pub q_frags: u32,
+    /// `v_head_dim / frag`: O fragments per subgroup.
+    pub o_frags: u32,
 }
 
 /// One compiled specialisation of a kernel: entry, storage dtype and override constants.
@@ -113,6 +133,8 @@ pub struct ShaderVariant {
     pub dtype: DType,
     /// The dtype of workgroup-memory tiles (`stage` in the WGSL).
     pub stage: DType,
+    /// The cooperative-matrix header, for [`KernelEntry::FusedCoop`].
+    pub coop: Option<CoopHeader>,
     /// Override constants, by name.
     pub constants: Vec<(&'static str, u32)>,
 }
@@ -121,11 +143,25 @@ impl ShaderVariant {
     /// The WGSL source of the module: generated header, shared pieces, kernel.
     pub fn source(&self) -> String {
         let mut src = String::new();
-        if self.dtype == DType::F16 {
+        // Directives first, then the aliases and constants the kernels are written against.
+        if self.dtype == DType::F16 || self.stage == DType::F16 {
             src.push_str("enable f16;\n");
         }
+        if self.coop.is_some() {
+            src.push_str("enable wgpu_cooperative_matrix;\n");
+        }
         src.push_str(&format!("alias elem = {};\n", self.dtype.wgsl()));
-        src.push_str(&format!("alias stage = {};\n\n", self.stage.wgsl()));
+        src.push_str(&format!("alias stage = {};\n", self.stage.wgsl()));
+        if let Some(c) = self.coop {
+            let (f, e) = (c.frag, self.dtype.wgsl());
+            src.push_str(&format!(
+                "const FRAG: u32 = {f}u;\nconst Q_FRAGS: u32 = {}u;\nconst O_FRAGS: u32 = {}u;\n\
+                 alias frag_a = coop_mat{f}x{f}<{e}, A>;\nalias frag_b = coop_mat{f}x{f}<{e}, B>;\n\
+                 alias frag_c = coop_mat{f}x{f}<f32, C>;\n",
+                c.q_frags, c.o_frags
+            ));
+        }
+        src.push('\n');
         src.push_str(PARAMS);
         if self.entry.uses_mask() {
             src.push_str(MASK);
@@ -145,6 +181,9 @@ impl ShaderVariant {
     /// A label for wgpu objects and tables, e.g. `fused f16 BQ=32 BK=32 ...`.
     pub fn label(&self) -> String {
         let mut s = format!("{} {} stage={}", self.entry.name(), self.dtype, self.stage);
+        if let Some(c) = self.coop {
+            s.push_str(&format!(" frag={}", c.frag));
+        }
         for (name, value) in &self.constants {
             s.push_str(&format!(" {name}={value}"));
         }

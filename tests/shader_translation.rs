@@ -46,9 +46,15 @@ fn shapes() -> Vec<AttentionDesc> {
 fn planned_variants(caps: &Capabilities) -> BTreeMap<String, (ShaderVariant, String)> {
     let mut variants = BTreeMap::new();
     for desc in shapes() {
-        for path in [Path::Auto, Path::Fused, Path::Unfused] {
+        for (path, cooperative) in [
+            (Path::Auto, None),
+            (Path::Fused, None),
+            (Path::Fused, Some(false)),
+            (Path::Unfused, None),
+        ] {
             let options = PlanOptions {
                 path,
+                cooperative,
                 ..PlanOptions::default()
             };
             // A path that cannot serve a shape on a profile is a typed error, not a variant.
@@ -78,6 +84,12 @@ fn translate(
     let mut naga_caps = NagaCaps::SHADER_FLOAT16_IN_FLOAT32;
     if caps.shader_f16 {
         naga_caps |= NagaCaps::SHADER_FLOAT16;
+    }
+    if caps.subgroups {
+        naga_caps |= NagaCaps::SUBGROUP;
+    }
+    if !caps.cooperative_matrix.is_empty() {
+        naga_caps |= NagaCaps::COOPERATIVE_MATRIX;
     }
     let info = Validator::new(ValidationFlags::all(), naga_caps)
         .validate(&module)
@@ -119,35 +131,53 @@ fn translate(
         ));
     }
 
-    let msl_options = naga::back::msl::Options {
-        lang_version: (2, 4),
-        ..Default::default()
+    // Portable variants: every language. Cooperative-matrix variants: the language of the backend
+    // that has them (simdgroup matrices, 8x8, on Metal; VK_KHR_cooperative_matrix on Vulkan).
+    let (msl, spirv, hlsl) = match (variant.coop, caps.backend) {
+        (None, _) => (true, true, true),
+        (Some(_), wgpu::Backend::Metal) => (true, false, false),
+        (Some(_), _) => (false, true, false),
     };
-    let pipeline = naga::back::msl::PipelineOptions {
-        entry_point: Some((naga::ShaderStage::Compute, "main".into())),
-        ..Default::default()
-    };
-    naga::back::msl::write_string(&module, &info, &msl_options, &pipeline)
-        .map_err(|e| format!("MSL: {e}"))?;
-
-    let spv_pipeline = naga::back::spv::PipelineOptions {
-        shader_stage: naga::ShaderStage::Compute,
-        entry_point: "main".into(),
-    };
-    naga::back::spv::write_vec(
-        &module,
-        &info,
-        &naga::back::spv::Options::default(),
-        Some(&spv_pipeline),
-    )
-    .map_err(|e| format!("SPIR-V: {e}"))?;
-
-    let mut hlsl = String::new();
-    let hlsl_options = naga::back::hlsl::Options::default();
-    let hlsl_pipeline = naga::back::hlsl::PipelineOptions::default();
-    naga::back::hlsl::Writer::new(&mut hlsl, &hlsl_options, &hlsl_pipeline)
-        .write(&module, &info, None)
-        .map_err(|e| format!("HLSL: {e}"))?;
+    if msl {
+        let msl_options = naga::back::msl::Options {
+            lang_version: (2, 4),
+            ..Default::default()
+        };
+        let pipeline = naga::back::msl::PipelineOptions {
+            entry_point: Some((naga::ShaderStage::Compute, "main".into())),
+            ..Default::default()
+        };
+        let source = naga::back::msl::write_string(&module, &info, &msl_options, &pipeline)
+            .map_err(|e| format!("MSL: {e}"))?
+            .0;
+        if variant.coop.is_some()
+            && !source.contains("simdgroup_half8x8")
+            && !source.contains("simdgroup_float8x8")
+        {
+            return Err("MSL without simdgroup 8x8 matrices".into());
+        }
+    }
+    if spirv {
+        let spv_pipeline = naga::back::spv::PipelineOptions {
+            shader_stage: naga::ShaderStage::Compute,
+            entry_point: "main".into(),
+        };
+        naga::back::spv::write_vec(
+            &module,
+            &info,
+            &naga::back::spv::Options::default(),
+            Some(&spv_pipeline),
+        )
+        .map_err(|e| format!("SPIR-V: {e}"))?;
+    }
+    if hlsl {
+        let mut hlsl = String::new();
+        let hlsl_options = naga::back::hlsl::Options::default();
+        let hlsl_pipeline = naga::back::hlsl::PipelineOptions::default();
+        naga::back::hlsl::Writer::new(&mut hlsl, &hlsl_options, &hlsl_pipeline)
+            .write(&module, &info, None)
+            .map_err(|e| format!("HLSL: {e}"))?;
+    }
     let _ = why;
     Ok(())
 }
@@ -169,6 +199,73 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn cooperative_variants_are_planned_where_listed_and_only_there() {
+    use wgpu_sdpa::Kernel;
+    let desc = AttentionDesc::new(1, 32, 32, 1024, 1024, 128).with_dtype(DType::F16);
+    let kernel = |caps: &Capabilities, desc: &AttentionDesc| {
+        plan(caps, desc, &PlanOptions::default()).unwrap().kernel()
+    };
+    assert!(
+        matches!(kernel(&Capabilities::nvidia_vulkan(), &desc), Kernel::FusedCoop(t) if t.frag == 16)
+    );
+    assert!(
+        matches!(kernel(&Capabilities::apple_m_series(), &desc), Kernel::FusedCoop(t) if t.frag == 8)
+    );
+    assert!(matches!(
+        kernel(&Capabilities::lavapipe(), &desc),
+        Kernel::Fused(_)
+    ));
+    // f32 inputs: Apple lists 8x8 f32, the H200 lists no f32 inputs.
+    let f32_desc = desc.clone().with_dtype(DType::F32);
+    assert!(
+        matches!(kernel(&Capabilities::apple_m_series(), &f32_desc), Kernel::FusedCoop(t) if t.frag == 8)
+    );
+    assert!(matches!(
+        kernel(&Capabilities::nvidia_vulkan(), &f32_desc),
+        Kernel::Fused(_)
+    ));
+    // A fake NVIDIA-like adapter that lists only 16x8 shapes (not expressible) or f16
+    // accumulators gets the portable kernel, and the plan says why.
+    let mut odd = Capabilities::nvidia_vulkan();
+    for c in &mut odd.cooperative_matrix {
+        c.n_size = 8;
+    }
+    let p = plan(&odd, &desc, &PlanOptions::default()).unwrap();
+    assert!(matches!(p.kernel(), Kernel::Fused(_)), "{p}");
+    assert!(
+        p.reason()
+            .contains("lists no square cooperative-matrix configuration"),
+        "{p}"
+    );
+    let mut f16_acc = Capabilities::nvidia_vulkan();
+    f16_acc
+        .cooperative_matrix
+        .retain(|c| c.cr_type == wgpu::CooperativeScalarType::F16);
+    assert!(matches!(kernel(&f16_acc, &desc), Kernel::Fused(_)));
+    // Every planned coop variant uses a listed configuration, for every profile and shape.
+    for (profile, caps) in Capabilities::profiles() {
+        for (label, (variant, why)) in planned_variants(&caps) {
+            let Some(c) = variant.coop else { continue };
+            let ab = match variant.dtype {
+                DType::F16 => wgpu::CooperativeScalarType::F16,
+                DType::F32 => wgpu::CooperativeScalarType::F32,
+            };
+            let listed = caps.cooperative_matrix.iter().any(|l| {
+                l.m_size == c.frag
+                    && l.n_size == c.frag
+                    && l.k_size == c.frag
+                    && l.ab_type == ab
+                    && l.cr_type == wgpu::CooperativeScalarType::F32
+            });
+            assert!(
+                listed,
+                "{profile}: {label} ({why}) uses an unlisted configuration"
+            );
+        }
+    }
 }
 
 #[test]

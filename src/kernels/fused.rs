@@ -182,6 +182,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
         entry: KernelEntry::Fused,
         dtype: desc.dtype,
         stage: t.stage,
+        coop: None,
         constants: vec![
             ("BQ", t.block_q),
             ("BK", t.block_k),

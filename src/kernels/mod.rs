@@ -2,6 +2,7 @@
 //! with which grids; [`crate::Attention`] compiles them through the pipeline cache and records them.
 
 pub mod fused;
+pub mod fused_coop;
 pub mod unfused;
 
 use crate::shader::ShaderVariant;

@@ -51,6 +51,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>,
         entry,
         dtype: desc.dtype,
         stage: desc.dtype,
+        coop: None,
         constants,
     };
     let mut dispatches = Vec::new();

@@ -42,6 +42,9 @@ pub struct Args {
     /// Stage f16 inputs as f32 in the fused kernel's workgroup memory (tuning).
     #[arg(long)]
     stage_f32: bool,
+    /// Use the portable fused kernel even where cooperative matrices are listed.
+    #[arg(long)]
+    portable: bool,
     /// Keep wgpu's runtime bounds checks in the shaders (slower; for comparison).
     #[arg(long)]
     checks: bool,
@@ -178,6 +181,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
     let options = wgpu_sdpa::PlanOptions {
         fused_blocks: blocks,
         fused_stage: args.stage_f32.then_some(DType::F32),
+        cooperative: args.portable.then_some(false),
         ..ctx.plan_options()
     };
     println!(

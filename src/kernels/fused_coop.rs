@@ -1,0 +1,203 @@
+//! The cooperative-matrix fused family (`wgsl/fused_coop.wgsl`): S = Q·Kᵀ and O += P·V on matrix
+//! fragments. The fragment configuration comes only from the adapter's list
+//! ([`Capabilities::cooperative_matrix`]): on the H200 an unlisted 8x8 f32 pipeline was created
+//! without error and computed garbage, so nothing else is ever tried.
+
+use wgpu::CooperativeScalarType;
+
+use crate::capabilities::Capabilities;
+use crate::desc::{AttentionDesc, DType};
+use crate::error::{Error, Result};
+use crate::kernels::Dispatch;
+use crate::planner::{check_grid, mask_kind};
+use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
+
+/// Elements of padding per staged row (`PAD` in the WGSL).
+const PAD: u32 = 8;
+
+/// The largest head dim the kernel keeps in fragments (registers: Q and O fragments per lane).
+pub const MAX_COOP_HEAD_DIM: u32 = 128;
+
+/// Tiles of the cooperative-matrix kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopTiles {
+    /// Fragment size (16 on NVIDIA, 8 on Apple): listed by the adapter as `frag x frag x frag`.
+    pub frag: u32,
+    /// Query rows per workgroup (`frag` per subgroup).
+    pub block_q: u32,
+    /// Keys per KV tile.
+    pub block_k: u32,
+    /// Subgroup size the kernel is compiled for.
+    pub subgroup_size: u32,
+    /// Threads per workgroup.
+    pub workgroup_size: u32,
+    /// Workgroup memory, bytes.
+    pub workgroup_bytes: u32,
+}
+
+/// The listed configuration for `dtype` inputs with f32 accumulators: the fragment size, 16
+/// preferred over 8 (wgpu 30 expresses square fragments only).
+pub fn listed_fragment(caps: &Capabilities, dtype: DType) -> Option<u32> {
+    let ab = match dtype {
+        DType::F16 => CooperativeScalarType::F16,
+        DType::F32 => CooperativeScalarType::F32,
+    };
+    [16, 8].into_iter().find(|&f| {
+        caps.cooperative_matrix.iter().any(|c| {
+            c.m_size == f
+                && c.n_size == f
+                && c.k_size == f
+                && c.ab_type == ab
+                && c.cr_type == CooperativeScalarType::F32
+        })
+    })
+}
+
+/// Workgroup memory of the kernel's arrays, bytes (must match `wgsl/fused_coop.wgsl`).
+fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
+    let elem = desc.dtype.size_bytes() as u32;
+    (kv_elements(desc, block_q, block_k) + block_q * (block_k + PAD)) * elem
+        + block_q * (block_k + 4) * 4
+        + 8
+}
+
+/// Elements of the K/V staging array, which also stages Q at the start.
+fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
+    (block_k * (desc.head_dim + PAD) + block_k * (desc.v_head_dim + PAD))
+        .max(block_q * (desc.head_dim + PAD))
+}
+
+/// Why the cooperative-matrix kernel cannot serve `desc` on `caps`, or its tiles.
+pub fn fit_tiles(caps: &Capabilities, desc: &AttentionDesc) -> Result<CoopTiles> {
+    let unavailable = |reason: String| Error::PathUnavailable {
+        path: "fused (cooperative matrix)".into(),
+        reason,
+    };
+    let frag = listed_fragment(caps, desc.dtype).ok_or_else(|| {
+        unavailable(format!(
+            "the adapter lists no square cooperative-matrix configuration with {} inputs and f32 accumulators",
+            desc.dtype
+        ))
+    })?;
+    let subgroup = caps.subgroup_min_size;
+    if !caps.subgroups
+        || subgroup == 0
+        || subgroup != caps.subgroup_max_size
+        || !subgroup.is_multiple_of(frag)
+    {
+        return Err(unavailable(format!(
+            "needs subgroups of one known size that {frag} divides (adapter: {}..{})",
+            caps.subgroup_min_size, caps.subgroup_max_size
+        )));
+    }
+    for (field, d) in [("head_dim", desc.head_dim), ("v_head_dim", desc.v_head_dim)] {
+        if !d.is_multiple_of(frag) || d > MAX_COOP_HEAD_DIM {
+            return Err(unavailable(format!(
+                "{field} {d} must be a multiple of the fragment size {frag} and at most {MAX_COOP_HEAD_DIM}"
+            )));
+        }
+    }
+    let lanes_per_row = subgroup / frag;
+    for (warps, block_k) in [
+        (4, 64),
+        (4, 32),
+        (2, 64),
+        (2, 32),
+        (4, 16),
+        (2, 16),
+        (1, 32),
+        (1, 16),
+    ] {
+        let (block_q, workgroup_size) = (warps * frag, warps * subgroup);
+        let bytes = workgroup_bytes(desc, block_q, block_k);
+        if block_k.is_multiple_of(frag)
+            && block_k % lanes_per_row == 0
+            && workgroup_size
+                <= caps
+                    .max_invocations_per_workgroup
+                    .min(caps.max_workgroup_size_x)
+            && bytes <= caps.max_workgroup_storage_bytes
+        {
+            return Ok(CoopTiles {
+                frag,
+                block_q,
+                block_k,
+                subgroup_size: subgroup,
+                workgroup_size,
+                workgroup_bytes: bytes,
+            });
+        }
+    }
+    Err(unavailable(format!(
+        "its smallest tiles need more than {} bytes of workgroup memory",
+        caps.max_workgroup_storage_bytes
+    )))
+}
+
+/// The one dispatch of the cooperative-matrix kernel with tiles `t`.
+pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<Vec<Dispatch>> {
+    let variant = ShaderVariant {
+        entry: KernelEntry::FusedCoop,
+        dtype: desc.dtype,
+        stage: desc.dtype,
+        coop: Some(CoopHeader {
+            frag: t.frag,
+            q_frags: desc.head_dim / t.frag,
+            o_frags: desc.v_head_dim / t.frag,
+        }),
+        constants: vec![
+            ("BQ", t.block_q),
+            ("BK", t.block_k),
+            ("HEAD_DIM", desc.head_dim),
+            ("V_HEAD_DIM", desc.v_head_dim),
+            ("KV_ELEMS", kv_elements(desc, t.block_q, t.block_k)),
+            ("SG", t.subgroup_size),
+            ("WG", t.workgroup_size),
+            ("MASK_KIND", mask_kind(desc)),
+        ],
+    };
+    let dispatch = Dispatch {
+        variant,
+        workgroups: [desc.q_len.div_ceil(t.block_q), desc.q_heads, desc.batch],
+        head_base: 0,
+        head_count: desc.batch * desc.q_heads,
+    };
+    check_grid(caps, "fused (cooperative matrix)", dispatch.workgroups)?;
+    Ok(vec![dispatch])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragment_comes_from_the_list_only() {
+        let nvidia = Capabilities::nvidia_vulkan();
+        assert_eq!(listed_fragment(&nvidia, DType::F16), Some(16));
+        // The H200 lists no f32 inputs: no cooperative f32 kernel there.
+        assert_eq!(listed_fragment(&nvidia, DType::F32), None);
+        let apple = Capabilities::apple_m_series();
+        assert_eq!(listed_fragment(&apple, DType::F16), Some(8));
+        assert_eq!(listed_fragment(&apple, DType::F32), Some(8));
+        assert_eq!(listed_fragment(&Capabilities::lavapipe(), DType::F16), None);
+    }
+
+    #[test]
+    fn tiles_fit_the_profiles() {
+        for (caps, dtype) in [
+            (Capabilities::nvidia_vulkan(), DType::F16),
+            (Capabilities::apple_m_series(), DType::F16),
+            (Capabilities::apple_m_series(), DType::F32),
+        ] {
+            for d in [16, 32, 64, 80, 96, 128] {
+                let desc = AttentionDesc::new(1, 8, 8, 256, 256, d).with_dtype(dtype);
+                let t = fit_tiles(&caps, &desc).unwrap();
+                assert!(
+                    t.workgroup_bytes <= caps.max_workgroup_storage_bytes,
+                    "{t:?}"
+                );
+                assert_eq!(t.block_q, t.frag * t.workgroup_size / t.subgroup_size);
+            }
+        }
+    }
+}
