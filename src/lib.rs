@@ -35,6 +35,7 @@ pub mod bench;
 pub mod capabilities;
 pub mod check;
 pub mod context;
+pub mod coop_probe;
 pub mod desc;
 pub mod error;
 mod gpu_errors;

@@ -239,17 +239,15 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let fused_plan = |reason: String| -> Result<Plan> {
-        let coop = if options.cooperative == Some(false)
-            || options.fused_blocks.is_some()
-            || options.fused_stage.is_some()
-        {
+        let coop = if options.cooperative == Some(false) || options.fused_stage.is_some() {
             None
         } else {
-            match fused_coop::fit_tiles(caps, desc) {
+            match fused_coop::fit_tiles(caps, desc, options.fused_blocks) {
                 Ok(t) => Some(t),
                 Err(e) if options.cooperative == Some(true) => return Err(e),
                 Err(why) => {
-                    let portable = fused::fit_tiles(caps, desc, None, None)?;
+                    let portable =
+                        fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
                     return Ok(Plan {
                         desc: desc.clone(),
                         kernel: Kernel::Fused(portable),

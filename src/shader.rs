@@ -123,6 +123,32 @@ pub struct CoopHeader {
     pub o_frags: u32,
 }
 
+/// The generated header: directives first, then the aliases and constants the kernels are
+/// written against (`elem`, `stage`, and for cooperative-matrix kernels `FRAG`, `Q_FRAGS`,
+/// `O_FRAGS` and the fragment types).
+pub(crate) fn header(dtype: DType, stage: DType, coop: Option<CoopHeader>) -> String {
+    let mut src = String::new();
+    if dtype == DType::F16 || stage == DType::F16 {
+        src.push_str("enable f16;\n");
+    }
+    if coop.is_some() {
+        src.push_str("enable wgpu_cooperative_matrix;\n");
+    }
+    src.push_str(&format!("alias elem = {};\n", dtype.wgsl()));
+    src.push_str(&format!("alias stage = {};\n", stage.wgsl()));
+    if let Some(c) = coop {
+        let (f, e) = (c.frag, dtype.wgsl());
+        src.push_str(&format!(
+            "const FRAG: u32 = {f}u;\nconst Q_FRAGS: u32 = {}u;\nconst O_FRAGS: u32 = {}u;\n\
+             alias frag_a = coop_mat{f}x{f}<{e}, A>;\nalias frag_b = coop_mat{f}x{f}<{e}, B>;\n\
+             alias frag_c = coop_mat{f}x{f}<f32, C>;\n",
+            c.q_frags, c.o_frags
+        ));
+    }
+    src.push('\n');
+    src
+}
+
 /// One compiled specialisation of a kernel: entry, storage dtype and override constants.
 /// Equal variants share one pipeline in the context's cache.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -142,26 +168,7 @@ pub struct ShaderVariant {
 impl ShaderVariant {
     /// The WGSL source of the module: generated header, shared pieces, kernel.
     pub fn source(&self) -> String {
-        let mut src = String::new();
-        // Directives first, then the aliases and constants the kernels are written against.
-        if self.dtype == DType::F16 || self.stage == DType::F16 {
-            src.push_str("enable f16;\n");
-        }
-        if self.coop.is_some() {
-            src.push_str("enable wgpu_cooperative_matrix;\n");
-        }
-        src.push_str(&format!("alias elem = {};\n", self.dtype.wgsl()));
-        src.push_str(&format!("alias stage = {};\n", self.stage.wgsl()));
-        if let Some(c) = self.coop {
-            let (f, e) = (c.frag, self.dtype.wgsl());
-            src.push_str(&format!(
-                "const FRAG: u32 = {f}u;\nconst Q_FRAGS: u32 = {}u;\nconst O_FRAGS: u32 = {}u;\n\
-                 alias frag_a = coop_mat{f}x{f}<{e}, A>;\nalias frag_b = coop_mat{f}x{f}<{e}, B>;\n\
-                 alias frag_c = coop_mat{f}x{f}<f32, C>;\n",
-                c.q_frags, c.o_frags
-            ));
-        }
-        src.push('\n');
+        let mut src = header(self.dtype, self.stage, self.coop);
         src.push_str(PARAMS);
         if self.entry.uses_mask() {
             src.push_str(MASK);

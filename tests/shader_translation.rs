@@ -204,7 +204,7 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
 #[test]
 fn cooperative_variants_are_planned_where_listed_and_only_there() {
     use wgpu_sdpa::Kernel;
-    let desc = AttentionDesc::new(1, 32, 32, 1024, 1024, 128).with_dtype(DType::F16);
+    let desc = AttentionDesc::new(1, 32, 32, 1024, 1024, 64).with_dtype(DType::F16);
     let kernel = |caps: &Capabilities, desc: &AttentionDesc| {
         plan(caps, desc, &PlanOptions::default()).unwrap().kernel()
     };

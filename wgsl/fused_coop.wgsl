@@ -7,7 +7,10 @@
 // O_FRAGS = V_HEAD_DIM / FRAG. The planner uses only a configuration the adapter lists.
 //
 // Each subgroup ("warp", SG invocations) owns FRAG query rows of the block: its Q fragments and
-// its O accumulators stay in registers for the whole kernel. Per KV tile:
+// its O accumulators stay in registers for the whole kernel, as up to 8 named fragments each
+// (qf0..qf7, o0..o7; unused ones are folded away by the Q_FRAGS / O_FRAGS constants), not arrays
+// indexed in loops, so nothing depends on a driver promoting such an array to registers. Per KV
+// tile:
 //   1. K and V tiles are staged in workgroup memory (zeros past kv_len);
 //   2. S = Q K^T, one FRAG x FRAG fragment at a time, stored to s_s as f32;
 //   3. each row's SG / FRAG lanes apply scale and mask (mask.wgsl), take the row max, and write
@@ -29,7 +32,7 @@ override WG: u32 = 128u;       // BQ / FRAG * SG
 override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ * (HEAD_DIM + PAD))
 
 const RESCALE_LOG2: f32 = 8.0;
-const PAD: u32 = 8u;           // elements of padding per staged row (16 bytes of f16)
+override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -42,9 +45,13 @@ var<workgroup> kv_s: array<elem, KV_ELEMS>;
 var<workgroup> s_s: array<f32, BQ * (BK + 4u)>;
 // Probabilities in the fragments' input type, [row][key].
 var<workgroup> p_s: array<elem, BQ * (BK + PAD)>;
-// Set when some row's max rose past the threshold in this tile.
-var<workgroup> rescale_any: atomic<u32>;
-var<workgroup> rescale_flag: u32;
+// Set when some row's max rose past the threshold in this tile. Both are 16 bytes, like every
+// other workgroup array here: the driver places workgroup variables in an order of its own, and
+// a 4-byte variable ahead of a tile left the tile 8 bytes off the 16-byte alignment fragment
+// loads need (seen on the H200: the first 4 halves of every staged row read as zeros, while the
+// same loads from an aligned array, in `sdpa info`'s probe, were exact).
+var<workgroup> rescale_any: array<atomic<u32>, 4>;
+var<workgroup> rescale_flag: vec4<u32>;
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
 fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
@@ -72,22 +79,76 @@ fn row_lanes_sum(x: f32) -> f32 {
 }
 
 // Stages rows row0.. of a [len, dim] tensor into kv_s at `base` (row stride dim + PAD), zeros
-// for rows at or past `len`.
+// for rows at or past `len`, 4 consecutive elements per invocation.
 fn stage_rows(src_is_k: bool, head: u32, seq_stride: u32, row0: u32, rows: u32, len: u32, dim: u32, base: u32, t: u32) {
     let stride = dim + PAD;
-    for (var e = t; e < rows * dim; e += WG) {
-        let r = e / dim;
-        let d = e % dim;
-        var x = elem(0.0);
+    for (var e = t; e < rows * dim / 4u; e += WG) {
+        let r = e / (dim / 4u);
+        let d = (e % (dim / 4u)) * 4u;
+        var x = vec4<elem>();
         if (row0 + r < len) {
             let at = head + (row0 + r) * seq_stride + d;
             if (src_is_k) {
-                x = k[at];
+                x = vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]);
             } else {
-                x = v[at];
+                x = vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]);
             }
         }
-        kv_s[base + r * stride + d] = x;
+        let to = base + r * stride + d;
+        kv_s[to] = x.x;
+        kv_s[to + 1u] = x.y;
+        kv_s[to + 2u] = x.z;
+        kv_s[to + 3u] = x.w;
+    }
+}
+
+// Q fragment `dd` of the subgroup's rows, from Q staged in kv_s.
+fn load_q(row0: u32, dd: u32) -> frag_a {
+    let qs = HEAD_DIM + PAD;
+    let at = row0 * qs + dd * FRAG;
+    return coopLoadT<frag_a>(&kv_s[at], qs);
+}
+
+// acc + Q fragment `dd` times the K^T fragment of head dims dd and keys from `key0`.
+fn qk(acc: frag_c, qf: frag_a, key0: u32, dd: u32) -> frag_c {
+    let ks = HEAD_DIM + PAD;
+    let at = key0 * ks + dd * FRAG;
+    return coopMultiplyAdd(qf, coopLoad<frag_b>(&kv_s[at], ks), acc);
+}
+
+// o + P fragment times the V fragment of keys from `key0` and value dims of fragment `n`.
+fn pv(o: frag_c, pf: frag_a, key0: u32, n: u32) -> frag_c {
+    let vs = V_HEAD_DIM + PAD;
+    let at = BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
+    return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at], vs), o);
+}
+
+// An O fragment with each row multiplied by its lanes' `alpha`, through the subgroup's rows of s_s.
+fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c {
+    let ss = BK + 4u;
+    let at = row0 * ss;
+    coopStoreT(o, &s_s[at], ss);
+    workgroupBarrier();
+    for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
+        s_s[my_row * ss + c] *= alpha;
+    }
+    workgroupBarrier();
+    let r = coopLoadT<frag_c>(&s_s[at], ss);
+    workgroupBarrier();
+    return r;
+}
+
+// Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `inv`, to `out`.
+fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_row: u32, out_at: u32) {
+    let ss = BK + 4u;
+    let at = row0 * ss;
+    workgroupBarrier(); // s_s is free
+    coopStoreT(o, &s_s[at], ss);
+    workgroupBarrier();
+    if (out_row < p.q_len) {
+        for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
+            out[out_at + n * FRAG + c] = elem(s_s[my_row * ss + c] * inv);
+        }
     }
 }
 
@@ -111,36 +172,64 @@ fn main(
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
     let qs = HEAD_DIM + PAD;
-    let ks = HEAD_DIM + PAD;
-    let vs = V_HEAD_DIM + PAD;
     let ss = BK + 4u;
     let ps = BK + PAD;
-    let v_base = BK * ks;
+    let v_base = BK * (HEAD_DIM + PAD);
 
     if (t == 0u) {
-        atomicStore(&rescale_any, 0u); // workgroup memory starts undefined (not zeroed)
+        atomicStore(&rescale_any[0], 0u); // workgroup memory starts undefined (not zeroed)
     }
-    // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments.
-    for (var e = t; e < BQ * HEAD_DIM; e += WG) {
-        let r = e / HEAD_DIM;
-        let d = e % HEAD_DIM;
-        var x = elem(0.0);
-        if (q0 + r < p.q_len) {
-            x = q[q_head + (q0 + r) * p.q.w + d];
-        }
-        kv_s[r * qs + d] = x;
+    // A zero accumulator, loaded from zeroed workgroup memory rather than constructed (`frag_c()`
+    // becomes OpConstantNull in SPIR-V, which a driver need not support for these types).
+    for (var c = lane; c < FRAG * FRAG; c += SG) {
+        s_s[(row0 + c / FRAG) * ss + c % FRAG] = 0.0;
     }
     workgroupBarrier();
-    var qf: array<frag_a, Q_FRAGS>;
-    for (var dd = 0u; dd < Q_FRAGS; dd++) {
-        let at = row0 * qs + dd * FRAG;
-        qf[dd] = coopLoadT<frag_a>(&kv_s[at], qs);
+    let zero_at = row0 * ss;
+    let zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
+    // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments.
+    for (var e = t; e < BQ * HEAD_DIM / 4u; e += WG) {
+        let r = e / (HEAD_DIM / 4u);
+        let d = (e % (HEAD_DIM / 4u)) * 4u;
+        var x = vec4<elem>();
+        if (q0 + r < p.q_len) {
+            let at = q_head + (q0 + r) * p.q.w + d;
+            x = vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]);
+        }
+        let to = r * qs + d;
+        kv_s[to] = x.x;
+        kv_s[to + 1u] = x.y;
+        kv_s[to + 2u] = x.z;
+        kv_s[to + 3u] = x.w;
     }
+    workgroupBarrier();
+    let qf0 = load_q(row0, 0u);
+    var qf1 = qf0;
+    var qf2 = qf0;
+    var qf3 = qf0;
+    var qf4 = qf0;
+    var qf5 = qf0;
+    var qf6 = qf0;
+    var qf7 = qf0;
+    if (Q_FRAGS > 1u) { qf1 = load_q(row0, 1u); }
+    if (Q_FRAGS > 2u) { qf2 = load_q(row0, 2u); }
+    if (Q_FRAGS > 3u) { qf3 = load_q(row0, 3u); }
+    if (Q_FRAGS > 4u) { qf4 = load_q(row0, 4u); }
+    if (Q_FRAGS > 5u) { qf5 = load_q(row0, 5u); }
+    if (Q_FRAGS > 6u) { qf6 = load_q(row0, 6u); }
+    if (Q_FRAGS > 7u) { qf7 = load_q(row0, 7u); }
 
     // Line 5: the max in use, this lane's partial row sum, O fragments.
     var m_used = FLOOR;
     var l = 0.0;
-    var o: array<frag_c, O_FRAGS>;
+    var o0 = zero;
+    var o1 = zero;
+    var o2 = zero;
+    var o3 = zero;
+    var o4 = zero;
+    var o5 = zero;
+    var o6 = zero;
+    var o7 = zero;
 
     var kv_end = p.kv_len;
     if (MASK_KIND == 1u) {
@@ -150,20 +239,23 @@ fn main(
 
     // Line 6: stream the KV tiles.
     for (var kb = 0u; kb < kv_end; kb += BK) {
-        workgroupBarrier(); // the previous tile's readers of kv_s (and Q staging) are done
+        workgroupBarrier(); // the previous tile's readers of kv_s (and the Q staging) are done
         stage_rows(true, k_head, p.k.w, kb, BK, p.kv_len, HEAD_DIM, 0u, t);
         stage_rows(false, v_head, p.v.w, kb, BK, p.kv_len, V_HEAD_DIM, v_base, t);
         workgroupBarrier();
 
         // Line 8: S = Q K^T, one fragment of keys at a time, into s_s.
         for (var j = 0u; j < BK / FRAG; j++) {
-            var acc = frag_c();
-            for (var dd = 0u; dd < Q_FRAGS; dd++) {
-                let at = j * FRAG * ks + dd * FRAG;
-                let kf = coopLoad<frag_b>(&kv_s[at], ks);
-                acc = coopMultiplyAdd(qf[dd], kf, acc);
-            }
-            let at = row0 * ss + j * FRAG;
+            let key0 = j * FRAG;
+            var acc = qk(zero, qf0, key0, 0u);
+            if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
+            if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
+            if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
+            if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
+            if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
+            if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
+            if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+            let at = row0 * ss + key0;
             coopStoreT(acc, &s_s[at], ss);
         }
         workgroupBarrier();
@@ -182,7 +274,7 @@ fn main(
             alpha = exp2(m_used - m_tile);
             m_used = m_tile;
             if (kb > 0u) {
-                atomicOr(&rescale_any, 1u);
+                atomicOr(&rescale_any[0], 1u);
             }
         }
         l *= alpha;
@@ -195,32 +287,33 @@ fn main(
         }
         workgroupBarrier();
         if (t == 0u) {
-            rescale_flag = atomicExchange(&rescale_any, 0u);
+            rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
         }
-        // Line 10, rarely: rescale O rows by alpha through the subgroup's rows of s_s.
-        if (workgroupUniformLoad(&rescale_flag) != 0u) {
-            for (var n = 0u; n < O_FRAGS; n++) {
-                let at = row0 * ss;
-                coopStoreT(o[n], &s_s[at], ss);
-                workgroupBarrier();
-                for (var c = lane % lpr; c < FRAG; c += lpr) {
-                    s_s[my_row * ss + c] *= alpha;
-                }
-                workgroupBarrier();
-                o[n] = coopLoadT<frag_c>(&s_s[at], ss);
-                workgroupBarrier();
-            }
+        // Line 10, rarely: rescale O rows by alpha.
+        if (workgroupUniformLoad(&rescale_flag).x != 0u) {
+            o0 = rescaled(o0, row0, my_row, lane, alpha);
+            if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 3u) { o3 = rescaled(o3, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 4u) { o4 = rescaled(o4, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 5u) { o5 = rescaled(o5, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 6u) { o6 = rescaled(o6, row0, my_row, lane, alpha); }
+            if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
         }
 
         // Line 10: O += P V.
         for (var j = 0u; j < BK / FRAG; j++) {
-            let pa = row0 * ps + j * FRAG;
+            let key0 = j * FRAG;
+            let pa = row0 * ps + key0;
             let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-            for (var n = 0u; n < O_FRAGS; n++) {
-                let va = v_base + j * FRAG * vs + n * FRAG;
-                let vf = coopLoadT<frag_b>(&kv_s[va], vs);
-                o[n] = coopMultiplyAdd(pf, vf, o[n]);
-            }
+            o0 = pv(o0, pf, key0, 0u);
+            if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
+            if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
+            if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
+            if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
+            if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
+            if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
+            if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
         }
     }
 
@@ -229,15 +322,12 @@ fn main(
     let inv = select(1.0 / l_row, 0.0, l_row == 0.0);
     let out_row = q0 + my_row;
     let out_at = row_base(p.out, b, h, 0u) + out_row * p.out.w;
-    for (var n = 0u; n < O_FRAGS; n++) {
-        workgroupBarrier(); // s_s is free
-        let at = row0 * ss;
-        coopStoreT(o[n], &s_s[at], ss);
-        workgroupBarrier();
-        if (out_row < p.q_len) {
-            for (var c = lane % lpr; c < FRAG; c += lpr) {
-                out[out_at + n * FRAG + c] = elem(s_s[my_row * ss + c] * inv);
-            }
-        }
-    }
+    store_o(o0, 0u, row0, my_row, lane, inv, out_row, out_at);
+    if (O_FRAGS > 1u) { store_o(o1, 1u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 2u) { store_o(o2, 2u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 3u) { store_o(o3, 3u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 4u) { store_o(o4, 4u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 5u) { store_o(o5, 5u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 6u) { store_o(o6, 6u, row0, my_row, lane, inv, out_row, out_at); }
+    if (O_FRAGS > 7u) { store_o(o7, 7u, row0, my_row, lane, inv, out_row, out_at); }
 }

@@ -12,11 +12,13 @@ use crate::kernels::Dispatch;
 use crate::planner::{check_grid, mask_kind};
 use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
 
-/// Elements of padding per staged row (`PAD` in the WGSL).
+/// Elements of padding per staged row (`PAD` in the WGSL): 16 bytes of f16, keeping every row
+/// 16-byte aligned as fragment loads need.
 const PAD: u32 = 8;
 
-/// The largest head dim the kernel keeps in fragments (registers: Q and O fragments per lane).
-pub const MAX_COOP_HEAD_DIM: u32 = 128;
+/// Q and O fragments per subgroup the kernel holds in registers (`q0..q7`, `o0..o7`): head dims
+/// up to 128 with 16x16 fragments, up to 64 with 8x8 ones.
+pub const MAX_COOP_FRAGS: u32 = 8;
 
 /// Tiles of the cooperative-matrix kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +60,7 @@ fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
     let elem = desc.dtype.size_bytes() as u32;
     (kv_elements(desc, block_q, block_k) + block_q * (block_k + PAD)) * elem
         + block_q * (block_k + 4) * 4
-        + 8
+        + 32
 }
 
 /// Elements of the K/V staging array, which also stages Q at the start.
@@ -67,8 +69,13 @@ fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
         .max(block_q * (desc.head_dim + PAD))
 }
 
-/// Why the cooperative-matrix kernel cannot serve `desc` on `caps`, or its tiles.
-pub fn fit_tiles(caps: &Capabilities, desc: &AttentionDesc) -> Result<CoopTiles> {
+/// Why the cooperative-matrix kernel cannot serve `desc` on `caps`, or its tiles. `forced` pins
+/// `(block_q, block_k)` (tuning); `block_q` must then be a multiple of the fragment size.
+pub fn fit_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    forced: Option<(u32, u32)>,
+) -> Result<CoopTiles> {
     let unavailable = |reason: String| Error::PathUnavailable {
         path: "fused (cooperative matrix)".into(),
         reason,
@@ -91,23 +98,39 @@ pub fn fit_tiles(caps: &Capabilities, desc: &AttentionDesc) -> Result<CoopTiles>
         )));
     }
     for (field, d) in [("head_dim", desc.head_dim), ("v_head_dim", desc.v_head_dim)] {
-        if !d.is_multiple_of(frag) || d > MAX_COOP_HEAD_DIM {
+        if !d.is_multiple_of(frag) || d > MAX_COOP_FRAGS * frag {
             return Err(unavailable(format!(
-                "{field} {d} must be a multiple of the fragment size {frag} and at most {MAX_COOP_HEAD_DIM}"
+                "{field} {d} must be a multiple of the fragment size {frag} and at most {}",
+                MAX_COOP_FRAGS * frag
             )));
         }
     }
     let lanes_per_row = subgroup / frag;
-    for (warps, block_k) in [
-        (4, 64),
-        (4, 32),
-        (2, 64),
-        (2, 32),
-        (4, 16),
-        (2, 16),
-        (1, 32),
-        (1, 16),
-    ] {
+    let candidates = match forced {
+        Some((block_q, block_k)) if block_q.is_multiple_of(frag) && block_q > 0 => {
+            vec![(block_q / frag, block_k)]
+        }
+        Some((block_q, _)) => {
+            return Err(Error::invalid(
+                "fused_blocks",
+                block_q,
+                format!(
+                "block_q of the cooperative kernel must be a multiple of the fragment size {frag}"
+            ),
+            ))
+        }
+        None => vec![
+            (4, 64),
+            (4, 32),
+            (2, 64),
+            (2, 32),
+            (4, 16),
+            (2, 16),
+            (1, 32),
+            (1, 16),
+        ],
+    };
+    for (warps, block_k) in candidates {
         let (block_q, workgroup_size) = (warps * frag, warps * subgroup);
         let bytes = workgroup_bytes(desc, block_q, block_k);
         if block_k.is_multiple_of(frag)
@@ -154,6 +177,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("SG", t.subgroup_size),
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
+            ("PAD", PAD),
         ],
     };
     let dispatch = Dispatch {
@@ -189,9 +213,16 @@ mod tests {
             (Capabilities::apple_m_series(), DType::F16),
             (Capabilities::apple_m_series(), DType::F32),
         ] {
-            for d in [16, 32, 64, 80, 96, 128] {
+            for d in [16, 32, 48, 64, 80, 96, 112, 128]
+                .into_iter()
+                .filter(|d| d % 16 == 0 || caps.backend == wgpu::Backend::Metal)
+            {
+                let frag = listed_fragment(&caps, dtype).unwrap();
+                if d > MAX_COOP_FRAGS * frag {
+                    continue;
+                }
                 let desc = AttentionDesc::new(1, 8, 8, 256, 256, d).with_dtype(dtype);
-                let t = fit_tiles(&caps, &desc).unwrap();
+                let t = fit_tiles(&caps, &desc, None).unwrap();
                 assert!(
                     t.workgroup_bytes <= caps.max_workgroup_storage_bytes,
                     "{t:?}"

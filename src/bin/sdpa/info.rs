@@ -58,6 +58,23 @@ pub fn main() -> Result<ExitCode> {
             );
         }
     }
+    match wgpu_sdpa::coop_probe::run(&ctx) {
+        Ok(None) => {}
+        Ok(Some((frag, dtype, probes))) => {
+            println!(
+                "cooperative-matrix probe ({frag}x{frag}, {dtype} inputs, exact integer products):"
+            );
+            for p in probes {
+                println!(
+                    "  {:<4} {} (max error {})",
+                    if p.ok() { "ok" } else { "FAIL" },
+                    p.name,
+                    p.max_error
+                );
+            }
+        }
+        Err(e) => println!("cooperative-matrix probe: could not run: {e}"),
+    }
     println!(
         "\nplans (fused threshold q_len >= {}):",
         ctx.fused_threshold()
