@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The H200 run behind BENCHMARKS.md: on the GPU machine, from the project root, after
 # `bash ../shared/gpu/prepare.sh --release --bins` here and with `.device/` carried along:
-#   bash scripts/h200_bench.sh OUT_DIR [extra sdpa bench args...]
-# Runs info, the correctness check, our bench and PyTorch's on the same shapes, in one go.
+#   bash scripts/h200_bench.sh OUT_DIR
+# Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
+# for f16, the portable kernel for f32), the portable kernel on the f16 rows, the L = 32768 memory
+# row, and PyTorch's bench on the same shapes, in one go on one machine.
 set -uo pipefail
-out=${1:?output folder}; shift
+out=${1:?output folder}
 run="bash .device/on-device.sh .device/sdpa"
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
-$run info > "$out/info.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; $run info; } > "$out/info.txt" 2>&1
 $run check > "$out/check.txt" 2>&1; echo "check exit $?" >> "$out/check.txt"
-$run bench --json "$out/bench.json" "$@" > "$out/bench.txt" 2>&1
+$run bench --json "$out/bench.json" > "$out/bench.txt" 2>&1
+$run bench --portable --dtype f16 > "$out/portable.txt" 2>&1
+$run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$out/long.txt" 2>&1
 {
   python3 .device/torch_sdpa_bench.py
   python3 .device/torch_sdpa_bench.py --hdim 128 --lens 4096 --heads 32 8
