@@ -119,12 +119,15 @@ pub fn fit_tiles(
             ),
             ))
         }
+        // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
+        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit.
         None => vec![
-            (4, 64),
+            (8, 32),
             (4, 32),
-            (2, 64),
-            (2, 32),
+            (8, 16),
             (4, 16),
+            (4, 64),
+            (2, 32),
             (2, 16),
             (1, 32),
             (1, 16),
