@@ -4,6 +4,7 @@
 //! `coopLoad`/`coopLoadT`/`coopStore`/`coopStoreT` promise holds there, using only the listed
 //! configuration the attention kernel would use.
 
+use crate::capabilities::Capabilities;
 use crate::context::Context;
 use crate::desc::DType;
 use crate::error::Result;
@@ -46,19 +47,32 @@ const CASES: [&str; 13] = [
     "coopLoad B (column-major) of A: A A^T",
 ];
 
+/// The configuration the probe uses: the listed f16 one (f32 where only that is listed).
+fn configuration(caps: &Capabilities) -> Option<(u32, DType)> {
+    [DType::F16, DType::F32]
+        .into_iter()
+        .find_map(|d| listed_fragment(caps, d).map(|f| (f, d)))
+        .filter(|&(_, d)| d == DType::F32 || caps.shader_f16)
+}
+
+/// The probe's WGSL for an adapter, or `None` when it lists no usable configuration.
+pub fn source(caps: &Capabilities) -> Option<String> {
+    let (frag, dtype) = configuration(caps)?;
+    let coop = CoopHeader {
+        frag,
+        q_frags: 1,
+        o_frags: 1,
+    };
+    Some(header(dtype, dtype, Some(coop)) + PROBE)
+}
+
 /// Runs the probe with the listed f16 configuration (f32 where only that is listed), or returns
 /// `None` when the adapter lists none.
 pub fn run(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeResult>)>> {
     let caps = ctx.capabilities();
-    let Some((frag, dtype)) = [DType::F16, DType::F32]
-        .into_iter()
-        .find_map(|d| listed_fragment(caps, d).map(|f| (f, d)))
-    else {
+    let (Some((frag, dtype)), Some(source)) = (configuration(caps), source(caps)) else {
         return Ok(None);
     };
-    if dtype == DType::F16 && !caps.shader_f16 {
-        return Ok(None);
-    }
     let n = frag as usize;
     let a: Vec<f64> = (0..n * n)
         .map(|i| ((i / n * 3 + i % n * 5) % 7) as f64 - 3.0)
@@ -140,12 +154,6 @@ pub fn run(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeResult>)>> {
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let coop = CoopHeader {
-        frag,
-        q_frags: 1,
-        o_frags: 1,
-    };
-    let source = header(dtype, dtype, Some(coop)) + PROBE;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("coop probe"),
         source: wgpu::ShaderSource::Wgsl(source.into()),

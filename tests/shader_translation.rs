@@ -269,6 +269,25 @@ fn cooperative_variants_are_planned_where_listed_and_only_there() {
 }
 
 #[test]
+fn the_cooperative_matrix_probe_validates_for_apple_and_nvidia() {
+    // The probe `sdpa info` runs: its WGSL, with the header for each profile's listed fragment.
+    for caps in [
+        Capabilities::apple_m_series(),
+        Capabilities::nvidia_vulkan(),
+    ] {
+        let source = wgpu_sdpa::coop_probe::source(&caps).expect("a listed configuration");
+        let module = naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        let caps_n = NagaCaps::SHADER_FLOAT16
+            | NagaCaps::COOPERATIVE_MATRIX
+            | NagaCaps::SHADER_FLOAT16_IN_FLOAT32;
+        Validator::new(ValidationFlags::all(), caps_n)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    }
+}
+
+#[test]
 fn f16_is_never_planned_without_shader_f16() {
     let caps = Capabilities::browser_webgpu();
     let desc = AttentionDesc::new(1, 2, 2, 64, 64, 64).with_dtype(DType::F16);
