@@ -99,23 +99,24 @@ impl Attention {
         let device = ctx.device();
         let scope = ErrorScope::push(device);
         let base = Params::new(desc);
-        let mut params: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        // One uniform buffer per distinct set of params (head chunks, KV splits).
+        let mut params: Vec<(Params, wgpu::Buffer)> = Vec::new();
         let mut kernels = Vec::new();
         for d in plan.dispatches() {
             let kernel = ctx.kernel(&d.variant)?;
-            let index = match params
-                .iter()
-                .position(|(head_base, _)| *head_base == d.head_base)
-            {
+            let mut these = base.for_heads(d.head_base, d.head_count);
+            if let Some((splits, split_len)) = d.splits {
+                these = these.with_splits(splits, split_len);
+            }
+            let index = match params.iter().position(|(p, _)| *p == these) {
                 Some(i) => i,
                 None => {
-                    let chunk = base.for_heads(d.head_base, d.head_count);
                     let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some("wgpu-sdpa params"),
-                        contents: bytemuck::bytes_of(&chunk),
+                        contents: bytemuck::bytes_of(&these),
                         usage: wgpu::BufferUsages::UNIFORM,
                     });
-                    params.push((d.head_base, buffer));
+                    params.push((these, buffer));
                     params.len() - 1
                 }
             };

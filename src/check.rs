@@ -40,6 +40,8 @@ pub struct CheckCase {
     pub fused_stage: Option<DType>,
     /// The fused variant (see [`PlanOptions::cooperative`]).
     pub cooperative: Option<bool>,
+    /// Forced decode splits (see [`PlanOptions::decode_splits`]).
+    pub decode_splits: Option<u32>,
 }
 
 impl CheckCase {
@@ -53,6 +55,7 @@ impl CheckCase {
             fused_blocks: None,
             fused_stage: None,
             cooperative: None,
+            decode_splits: None,
         }
     }
 }
@@ -167,6 +170,7 @@ fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<C
         fused_blocks: case.fused_blocks,
         fused_stage: case.fused_stage,
         cooperative: case.cooperative,
+        decode_splits: case.decode_splits,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &case.desc, &options)?;
@@ -310,6 +314,46 @@ pub fn default_matrix(ctx: &Context) -> Vec<CheckCase> {
                 Inputs::Normal,
             );
         }
+    }
+    // The decode kernel (q_len <= 8): GQA groups sharing K/V loads, one and several KV splits.
+    for &dtype in &dtypes {
+        let base = |hq, hkv, lq, lk, d| AttentionDesc::new(1, hq, hkv, lq, lk, d).with_dtype(dtype);
+        let mut add = |name: &str, desc: AttentionDesc, splits: Option<u32>| {
+            let mut case = CheckCase::new(format!("vector {dtype} {name}"), desc, Path::Vector);
+            case.decode_splits = splits;
+            cases.push(case);
+        };
+        add("q1 gqa 8/2 kv1000 d128", base(8, 2, 1, 1000, 128), None);
+        add(
+            "q1 gqa 8/2 kv1000 d128 4 splits",
+            base(8, 2, 1, 1000, 128),
+            Some(4),
+        );
+        add("q2 kv7 d64", base(4, 4, 2, 7, 64), None);
+        add("q8 mqa 8/1 kv300 d80", base(8, 1, 8, 300, 80), Some(3));
+        add(
+            "q4 causal kv300 3 splits",
+            base(4, 2, 4, 300, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+            Some(3),
+        );
+        add(
+            "q2 bool mask kv200 2 splits",
+            base(4, 2, 2, 200, 64)
+                .with_mask(Mask::Boolean(MaskLayout::dense(false, true, 4, 2, 200))),
+            Some(2),
+        );
+        add(
+            "q1 additive mask kv130",
+            base(4, 1, 1, 130, 64)
+                .with_mask(Mask::Additive(MaskLayout::dense(false, false, 4, 1, 130))),
+            None,
+        );
+        add(
+            "q1 kv cache slice 2 splits",
+            kv_cache_slice(base(4, 2, 1, 90, 64), 256, 17),
+            Some(2),
+        );
+        add("q1 d256 kv70", base(2, 1, 1, 70, 256), None);
     }
     cases
 }

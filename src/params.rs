@@ -32,6 +32,12 @@ pub(crate) struct Params {
     pub head_base: u32,
     /// Number of `(b, h)` pairs of this dispatch.
     pub head_count: u32,
+    /// KV splits of the decode kernel (1 elsewhere).
+    pub kv_splits: u32,
+    /// Keys per KV split of the decode kernel (`kv_len` elsewhere).
+    pub split_len: u32,
+    /// Padding to the 16-byte size of a uniform struct.
+    pub _pad: [u32; 2],
 }
 
 /// A layout as four u32s. Strides of dimensions of extent 1 are never multiplied by a non-zero
@@ -51,6 +57,13 @@ impl Params {
     pub fn for_heads(mut self, head_base: u32, head_count: u32) -> Self {
         self.head_base = head_base;
         self.head_count = head_count;
+        self
+    }
+
+    /// The same params with the KV range split into `kv_splits` pieces of `split_len` keys.
+    pub fn with_splits(mut self, kv_splits: u32, split_len: u32) -> Self {
+        self.kv_splits = kv_splits;
+        self.split_len = split_len;
         self
     }
 
@@ -86,6 +99,9 @@ impl Params {
             causal_shift: causal_shift.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             head_base: 0,
             head_count: desc.batch * desc.q_heads,
+            kv_splits: 1,
+            split_len: desc.kv_len,
+            _pad: [0; 2],
         }
     }
 }

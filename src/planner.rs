@@ -7,6 +7,7 @@ use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
 use crate::kernels::fused_coop::{self, CoopTiles};
+use crate::kernels::vector::{self, VectorTiles};
 use crate::kernels::{fused, unfused, Dispatch};
 use crate::shader::ShaderVariant;
 
@@ -23,7 +24,7 @@ pub enum Path {
     Fused,
     /// Q·Kᵀ -> softmax -> P·V with the scores in device memory.
     Unfused,
-    /// The decode kernel for `q_len <= 8` (not implemented yet: always an error).
+    /// The decode kernel for `q_len <= 8`.
     Vector,
 }
 
@@ -85,6 +86,8 @@ pub enum Kernel {
     Fused(FusedTiles),
     /// One dispatch of the cooperative-matrix fused kernel.
     FusedCoop(CoopTiles),
+    /// The decode kernel: a split pass, and a reduce pass when the keys are split.
+    Vector(VectorTiles),
 }
 
 impl Kernel {
@@ -94,6 +97,7 @@ impl Kernel {
             Kernel::Unfused => "unfused",
             Kernel::Fused(_) => "fused",
             Kernel::FusedCoop(_) => "fused-coop",
+            Kernel::Vector(_) => "vector",
         }
     }
 }
@@ -113,6 +117,9 @@ pub struct PlanOptions {
     /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
     /// a configuration for the dtype, `Some(true)` requires it, `Some(false)` takes the portable.
     pub cooperative: Option<bool>,
+    /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
+    /// choose from `kv_len` and the adapter.
+    pub decode_splits: Option<u32>,
 }
 
 impl Default for PlanOptions {
@@ -123,6 +130,7 @@ impl Default for PlanOptions {
             fused_blocks: None,
             fused_stage: None,
             cooperative: None,
+            decode_splits: None,
         }
     }
 }
@@ -195,6 +203,11 @@ impl fmt::Display for Plan {
                 "fused-coop frag={0}x{0} BQ={1} BK={2} threads={3} wg_mem={4}B",
                 t.frag, t.block_q, t.block_k, t.workgroup_size, t.workgroup_bytes
             )?,
+            Kernel::Vector(t) => write!(
+                f,
+                "vector rows={} BK={} splits={}x{} threads={} wg_mem={}B",
+                t.rows, t.block_k, t.kv_splits, t.split_len, t.workgroup_size, t.workgroup_bytes
+            )?,
         }
         write!(f, ": {}", self.reason)
     }
@@ -233,6 +246,17 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         Ok(Plan {
             desc: desc.clone(),
             kernel: Kernel::Unfused,
+            reason,
+            dispatches,
+            scratch_bytes,
+        })
+    };
+    let vector_plan = |reason: String| -> Result<Plan> {
+        let tiles = vector::fit_tiles(caps, desc, options.decode_splits)?;
+        let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
+        Ok(Plan {
+            desc: desc.clone(),
+            kernel: Kernel::Vector(tiles),
             reason,
             dispatches,
             scratch_bytes,
@@ -293,10 +317,23 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 reason: e.to_string(),
             })
         }
-        Path::Vector => Err(Error::PathUnavailable {
-            path: "vector".into(),
-            reason: "the vector (decode) kernel is not implemented yet".into(),
-        }),
+        Path::Vector => {
+            vector_plan("forced by path=vector".into()).map_err(|e| Error::PathUnavailable {
+                path: "vector".into(),
+                reason: e.to_string(),
+            })
+        }
+        Path::Auto if desc.q_len <= vector::MAX_Q_LEN => {
+            let reason = format!("q_len {} <= {} (decode)", desc.q_len, vector::MAX_Q_LEN);
+            match vector_plan(reason) {
+                Ok(p) => Ok(p),
+                Err(why) => unfused_plan(format!(
+                    "q_len {} <= {}, but the decode kernel cannot serve it ({why})",
+                    desc.q_len,
+                    vector::MAX_Q_LEN
+                )),
+            }
+        }
         Path::Auto if desc.q_len >= options.fused_threshold => {
             let reason = format!(
                 "q_len {} >= fused threshold {}",

@@ -14,6 +14,8 @@ const UNFUSED_SOFTMAX: &str = include_str!("../wgsl/unfused_softmax.wgsl");
 const UNFUSED_PV: &str = include_str!("../wgsl/unfused_pv.wgsl");
 const FUSED: &str = include_str!("../wgsl/fused.wgsl");
 const FUSED_COOP: &str = include_str!("../wgsl/fused_coop.wgsl");
+const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
+const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,6 +30,10 @@ pub enum KernelEntry {
     Fused,
     /// The cooperative-matrix fused kernel, `wgsl/fused_coop.wgsl`.
     FusedCoop,
+    /// The decode kernel's split pass, `wgsl/vector.wgsl`.
+    Vector,
+    /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
+    VectorReduce,
 }
 
 /// How a kernel binds one of the crate's fixed binding slots.
@@ -58,6 +64,8 @@ impl KernelEntry {
             KernelEntry::UnfusedPv => "unfused_pv",
             KernelEntry::Fused => "fused",
             KernelEntry::FusedCoop => "fused_coop",
+            KernelEntry::Vector => "vector",
+            KernelEntry::VectorReduce => "vector_reduce",
         }
     }
 
@@ -68,14 +76,14 @@ impl KernelEntry {
             KernelEntry::UnfusedPv => UNFUSED_PV,
             KernelEntry::Fused => FUSED,
             KernelEntry::FusedCoop => FUSED_COOP,
+            KernelEntry::Vector => VECTOR,
+            KernelEntry::VectorReduce => VECTOR_REDUCE,
         }
     }
 
     fn uses_mask(self) -> bool {
-        matches!(
-            self,
-            KernelEntry::UnfusedSoftmax | KernelEntry::Fused | KernelEntry::FusedCoop
-        )
+        // The reduce pass applies no mask but uses mask.wgsl's constants.
+        !matches!(self, KernelEntry::UnfusedScores | KernelEntry::UnfusedPv)
     }
 
     /// The binding slots the kernel declares, with their access.
@@ -106,6 +114,21 @@ impl KernelEntry {
                 (slot::V, Read),
                 (slot::OUT, ReadWrite),
                 (slot::MASK, Read),
+            ],
+            KernelEntry::Vector => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
+                (slot::SCRATCH, ReadWrite),
+            ],
+            KernelEntry::VectorReduce => &[
+                (slot::PARAMS, Uniform),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
+                (slot::SCRATCH, Read),
             ],
         }
     }

@@ -19,6 +19,10 @@ struct Params {
     causal_shift: i32,   // row i sees keys j <= i + causal_shift
     head_base: u32,      // first b * q_heads + h of this dispatch (unfused head chunks)
     head_count: u32,     // (b, h) pairs of this dispatch
+    kv_splits: u32,      // KV splits of the decode kernel (1 elsewhere)
+    split_len: u32,      // keys per split of the decode kernel (kv_len elsewhere)
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

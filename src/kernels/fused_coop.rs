@@ -188,6 +188,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
         workgroups: [desc.q_len.div_ceil(t.block_q), desc.q_heads, desc.batch],
         head_base: 0,
         head_count: desc.batch * desc.q_heads,
+        splits: None,
     };
     check_grid(caps, "fused (cooperative matrix)", dispatch.workgroups)?;
     Ok(vec![dispatch])

@@ -4,6 +4,7 @@
 pub mod fused;
 pub mod fused_coop;
 pub mod unfused;
+pub mod vector;
 
 use crate::shader::ShaderVariant;
 
@@ -20,4 +21,6 @@ pub struct Dispatch {
     pub head_base: u32,
     /// See `head_base`.
     pub head_count: u32,
+    /// `(kv_splits, split_len)` of the decode kernel's passes.
+    pub splits: Option<(u32, u32)>,
 }

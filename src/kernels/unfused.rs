@@ -66,6 +66,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>,
                 workgroups: [desc.kv_len.div_ceil(GEMM_TILE), row_tiles, count],
                 head_base,
                 head_count: count,
+                splits: None,
             },
             Dispatch {
                 variant: variant(
@@ -75,12 +76,14 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>,
                 workgroups: grid_2d(rows, caps.max_workgroups_per_dimension),
                 head_base,
                 head_count: count,
+                splits: None,
             },
             Dispatch {
                 variant: variant(KernelEntry::UnfusedPv, vec![]),
                 workgroups: [desc.v_head_dim.div_ceil(GEMM_TILE), row_tiles, count],
                 head_base,
                 head_count: count,
+                splits: None,
             },
         ]);
     }

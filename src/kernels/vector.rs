@@ -1,0 +1,238 @@
+//! The decode family (`wgsl/vector.wgsl`, `wgsl/vector_reduce.wgsl`): q_len <= 8, the query heads
+//! of a GQA group sharing every K/V load, the keys split over workgroups (flash-decoding) when
+//! one workgroup per KV head would leave the GPU idle, and a second pass combining the splits.
+
+use crate::capabilities::Capabilities;
+use crate::desc::AttentionDesc;
+use crate::error::{Error, Result};
+use crate::kernels::unfused::grid_2d;
+use crate::kernels::Dispatch;
+use crate::planner::{check_grid, mask_kind};
+use crate::shader::{KernelEntry, ShaderVariant};
+
+/// The longest query the decode kernel serves.
+pub const MAX_Q_LEN: u32 = 8;
+
+/// Query vectors one workgroup holds at most (registers: 4 output slots per thread).
+const MAX_ROWS: u32 = 32;
+
+/// The fewest keys worth a split of their own.
+const MIN_SPLIT_KEYS: u32 = 256;
+
+/// Tiles and splits of the decode kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VectorTiles {
+    /// Query vectors (GQA heads x query rows) per workgroup.
+    pub rows: u32,
+    /// Keys per tile.
+    pub block_k: u32,
+    /// Threads per workgroup.
+    pub workgroup_size: u32,
+    /// KV splits (1: no second pass).
+    pub kv_splits: u32,
+    /// Keys per split.
+    pub split_len: u32,
+    /// Workgroup memory, bytes.
+    pub workgroup_bytes: u32,
+}
+
+fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32) -> u32 {
+    let kv_vec4 = block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1);
+    rows * desc.head_dim * 4
+        + kv_vec4 * 4 * desc.dtype.size_bytes() as u32
+        + rows * block_k * 4
+        + rows * 8
+}
+
+/// Workgroups the splits aim for: enough to keep every compute unit of a GPU busy, few on a CPU.
+fn target_workgroups(caps: &Capabilities) -> u32 {
+    match caps.device_type {
+        wgpu::DeviceType::Cpu => 4,
+        wgpu::DeviceType::IntegratedGpu => 128,
+        _ => 512,
+    }
+}
+
+/// Tiles and splits for `desc`, or why the decode kernel cannot serve it. `splits` forces the
+/// number of KV splits (at most one per tile of keys).
+pub fn fit_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    splits: Option<u32>,
+) -> Result<VectorTiles> {
+    if desc.q_len > MAX_Q_LEN {
+        return Err(Error::invalid(
+            "q_len",
+            desc.q_len,
+            format!("the decode kernel serves q_len <= {MAX_Q_LEN}"),
+        ));
+    }
+    let workgroup_size = 256
+        .min(caps.max_invocations_per_workgroup)
+        .min(caps.max_workgroup_size_x);
+    let dv4 = desc.v_head_dim / 4;
+    if workgroup_size < dv4 {
+        return Err(Error::invalid(
+            "v_head_dim",
+            desc.v_head_dim,
+            format!("the decode kernel needs v_head_dim / 4 <= {workgroup_size} threads"),
+        ));
+    }
+    let max_rows = MAX_ROWS.min(4 * (workgroup_size / dv4));
+    // The most query vectors per workgroup (each K/V load serves them all) with the largest key
+    // tile that fits; fewer vectors where the workgroup memory is small.
+    let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
+    let (rows, block_k) = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
+        .flat_map(|rows| [64, 32, 16, 8].map(|bk| (rows, bk)))
+        .find(|&(rows, bk)| workgroup_bytes(desc, rows, bk) <= caps.max_workgroup_storage_bytes)
+        .ok_or_else(|| {
+            Error::limit(
+                "decode kernel workgroup memory",
+                workgroup_bytes(desc, 1, 8) as u64,
+                "max_compute_workgroup_storage_size",
+                caps.max_workgroup_storage_bytes as u64,
+            )
+        })?;
+    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
+    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
+    let wanted = match splits {
+        Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
+        Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
+        None => target_workgroups(caps)
+            .div_ceil(base)
+            .clamp(1, max_splits.max(1)),
+    };
+    let split_len = desc.kv_len.div_ceil(wanted).next_multiple_of(block_k);
+    Ok(VectorTiles {
+        rows,
+        block_k,
+        workgroup_size,
+        kv_splits: desc.kv_len.div_ceil(split_len),
+        split_len,
+        workgroup_bytes: workgroup_bytes(desc, rows, block_k),
+    })
+}
+
+/// Bytes of the split scratch: per split and query vector, `v_head_dim` outputs, a max and a sum
+/// (16 bytes with one split, where the kernel writes the output directly).
+pub fn scratch_bytes(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
+    if t.kv_splits == 1 {
+        return 16;
+    }
+    desc.batch as u64
+        * desc.q_heads as u64
+        * desc.q_len as u64
+        * t.kv_splits as u64
+        * (desc.v_head_dim as u64 + 2)
+        * 4
+}
+
+/// The dispatches (the split pass, and the reduce pass when there are several splits) and the
+/// scratch size.
+pub fn plan(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    t: &VectorTiles,
+) -> Result<(Vec<Dispatch>, u64)> {
+    let scratch = scratch_bytes(desc, t);
+    if scratch > caps.max_storage_binding_bytes {
+        return Err(Error::limit(
+            "decode split scratch bytes",
+            scratch,
+            "max_storage_buffer_binding_size",
+            caps.max_storage_binding_bytes,
+        ));
+    }
+    let heads = desc.batch * desc.q_heads;
+    let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
+    let variant = |entry, constants| ShaderVariant {
+        entry,
+        dtype: desc.dtype,
+        stage: desc.dtype,
+        coop: None,
+        constants,
+    };
+    let mut dispatches = vec![Dispatch {
+        variant: variant(
+            KernelEntry::Vector,
+            vec![
+                ("RG", t.rows),
+                ("BK", t.block_k),
+                ("HEAD_DIM", desc.head_dim),
+                ("V_HEAD_DIM", desc.v_head_dim),
+                ("WG", t.workgroup_size),
+                (
+                    "KV_VEC4",
+                    t.block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1),
+                ),
+                ("MASK_KIND", mask_kind(desc)),
+            ],
+        ),
+        workgroups: [t.kv_splits, desc.kv_heads * groups_per_head, desc.batch],
+        head_base: 0,
+        head_count: heads,
+        splits: Some((t.kv_splits, t.split_len)),
+    }];
+    if t.kv_splits > 1 {
+        let vectors = heads as u64 * desc.q_len as u64;
+        let vectors = u32::try_from(vectors)
+            .map_err(|_| Error::limit("decode query vectors", vectors, "u32", u32::MAX as u64))?;
+        dispatches.push(Dispatch {
+            variant: variant(
+                KernelEntry::VectorReduce,
+                vec![
+                    ("V_HEAD_DIM", desc.v_head_dim),
+                    ("MASK_KIND", mask_kind(desc)),
+                ],
+            ),
+            workgroups: grid_2d(vectors, caps.max_workgroups_per_dimension),
+            head_base: 0,
+            head_count: heads,
+            splits: Some((t.kv_splits, t.split_len)),
+        });
+    }
+    for d in &dispatches {
+        check_grid(caps, d.variant.entry.name(), d.workgroups)?;
+    }
+    Ok((dispatches, scratch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_caches_are_split_and_short_ones_are_not() {
+        let caps = Capabilities::nvidia_vulkan();
+        let long = AttentionDesc::new(1, 32, 8, 1, 131072, 128);
+        let t = fit_tiles(&caps, &long, None).unwrap();
+        assert!(
+            t.kv_splits > 1 && t.kv_splits * t.split_len >= 131072,
+            "{t:?}"
+        );
+        assert_eq!(t.rows, 4);
+        let short = AttentionDesc::new(1, 32, 8, 1, 200, 128);
+        assert_eq!(fit_tiles(&caps, &short, None).unwrap().kv_splits, 1);
+    }
+
+    #[test]
+    fn tiles_fit_every_profile() {
+        for (name, caps) in Capabilities::profiles() {
+            for d in (8..=256).step_by(8) {
+                for (hq, hkv, lq) in [(32, 8, 1), (32, 1, 8), (4, 4, 2)] {
+                    let desc = AttentionDesc::new(1, hq, hkv, lq, 5000, d);
+                    let t = fit_tiles(&caps, &desc, None)
+                        .unwrap_or_else(|e| panic!("{name} d{d}: {e}"));
+                    assert!(
+                        t.workgroup_bytes <= caps.max_workgroup_storage_bytes,
+                        "{name} {t:?}"
+                    );
+                    assert!(
+                        t.rows <= 4 * (t.workgroup_size / (d / 4)),
+                        "{name} d{d} {t:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The decode kernel (q_len <= 8) against the f64 reference: q_len 1, 2 and 8, kv_len 1, 7, 1000
+//! and 5000, GQA and MQA, masks, causal, strided KV caches, one and several KV splits, and the
+//! split and unsplit results agreeing with each other.
+
+mod common;
+
+use common::{assert_cases, ctx};
+use wgpu_sdpa::check::{kv_cache_slice, run_case, CheckCase, Inputs};
+use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Kernel, Mask, MaskLayout, Path};
+
+fn dtypes() -> Vec<DType> {
+    if ctx()
+        .expect("checked by the caller")
+        .capabilities()
+        .shader_f16
+    {
+        vec![DType::F32, DType::F16]
+    } else {
+        eprintln!("SKIPPED: f16 decode cases (adapter has no SHADER_F16)");
+        vec![DType::F32]
+    }
+}
+
+fn case(name: String, desc: AttentionDesc, splits: Option<u32>, inputs: Inputs) -> CheckCase {
+    let mut c = CheckCase::new(name, desc, Path::Vector);
+    c.decode_splits = splits;
+    c.inputs = inputs;
+    c
+}
+
+#[test]
+fn query_and_key_lengths_with_gqa() {
+    let Some(ctx) = ctx() else { return };
+    let mut cases = Vec::new();
+    for dtype in dtypes() {
+        for q_len in [1, 2, 8] {
+            for kv_len in [1, 7, 1000, 5000] {
+                for (hq, hkv) in [(8, 2), (4, 1)] {
+                    let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, 64).with_dtype(dtype);
+                    let name = format!("{dtype} q{q_len} kv{kv_len} {hq}/{hkv}");
+                    cases.push(case(name, desc, None, Inputs::Normal));
+                }
+            }
+        }
+    }
+    assert_cases(ctx, &cases);
+}
+
+#[test]
+fn masks_causal_and_kv_cache_slices() {
+    let Some(ctx) = ctx() else { return };
+    let mut cases = Vec::new();
+    for dtype in dtypes() {
+        let base = |lq, lk| AttentionDesc::new(2, 8, 2, lq, lk, 128).with_dtype(dtype);
+        for splits in [Some(1), Some(3)] {
+            let s = splits.unwrap();
+            for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+                let desc = base(8, 1000).with_mask(Mask::Causal(align));
+                cases.push(case(
+                    format!("{dtype} causal {align:?} x{s}"),
+                    desc,
+                    splits,
+                    Inputs::Normal,
+                ));
+            }
+            let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 8, 2, 1000));
+            cases.push(case(
+                format!("{dtype} bool x{s}"),
+                base(2, 1000).with_mask(bool_mask),
+                splits,
+                Inputs::Uniform,
+            ));
+            let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 1, 1000));
+            cases.push(case(
+                format!("{dtype} additive x{s}"),
+                base(1, 1000).with_mask(additive),
+                splits,
+                Inputs::Uniform,
+            ));
+            // The first 1000 positions of a 4096-long cache, from position 123 on.
+            let cache = kv_cache_slice(base(1, 1000), 4096, 123);
+            cases.push(case(
+                format!("{dtype} cache slice x{s}"),
+                cache.clone(),
+                splits,
+                Inputs::Normal,
+            ));
+            cases.push(case(
+                format!("{dtype} cache slice BLHD q x{s}"),
+                cache.transposed(),
+                splits,
+                Inputs::Normal,
+            ));
+        }
+        let dv = base(1, 700).with_v_head_dim(64);
+        cases.push(case(
+            format!("{dtype} dv 64 != d 128"),
+            dv,
+            Some(2),
+            Inputs::Normal,
+        ));
+    }
+    assert_cases(ctx, &cases);
+}
+
+#[test]
+fn split_and_unsplit_agree() {
+    let Some(ctx) = ctx() else { return };
+    for dtype in dtypes() {
+        let desc = AttentionDesc::new(1, 8, 2, 2, 5000, 64).with_dtype(dtype);
+        let run = |splits| {
+            let outcome = run_case(
+                ctx,
+                &case(
+                    "agreement".into(),
+                    desc.clone(),
+                    Some(splits),
+                    Inputs::Normal,
+                ),
+                11,
+            )
+            .unwrap();
+            let Kernel::Vector(t) = outcome.kernel else {
+                panic!("not the decode kernel: {}", outcome.plan)
+            };
+            assert_eq!(t.kv_splits, splits, "{}", outcome.plan);
+            outcome.comparison
+        };
+        let (one, many) = (run(1), run(20));
+        assert!(one.passed() && many.passed(), "{one:?} {many:?}");
+        // Same inputs (same seed): within tolerance of the reference, hence of each other.
+        let atol = wgpu_sdpa::reference::default_atol(dtype);
+        assert!((one.max_abs_diff - many.max_abs_diff).abs() <= 2.0 * atol);
+    }
+}
+
+#[test]
+fn auto_picks_the_decode_kernel_up_to_q_len_8() {
+    let Some(ctx) = ctx() else { return };
+    for (q_len, decode) in [(1, true), (8, true), (9, false)] {
+        let plan = ctx
+            .plan(&AttentionDesc::new(1, 8, 2, q_len, 4096, 128))
+            .unwrap();
+        assert_eq!(matches!(plan.kernel(), Kernel::Vector(_)), decode, "{plan}");
+    }
+    // A forced decode path on a longer query is a typed error.
+    let options = wgpu_sdpa::PlanOptions {
+        path: Path::Vector,
+        ..ctx.plan_options()
+    };
+    let e = wgpu_sdpa::plan(
+        ctx.capabilities(),
+        &AttentionDesc::new(1, 8, 2, 9, 64, 64),
+        &options,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("q_len"), "{e}");
+}
