@@ -36,6 +36,16 @@ pub struct BenchShape {
 }
 
 impl BenchShape {
+    /// The kernel the row's second column times: the decode kernel for `q_len <= 8`, else the
+    /// fused one.
+    pub fn fast_path(&self) -> Path {
+        if self.q_len <= crate::kernels::vector::MAX_Q_LEN {
+            Path::Vector
+        } else {
+            Path::Fused
+        }
+    }
+
     /// The problem description of the row.
     pub fn desc(&self) -> AttentionDesc {
         let mut d = AttentionDesc::new(
@@ -75,10 +85,12 @@ pub struct BenchRow {
     pub shape: BenchShape,
     /// Unfused timing.
     pub unfused: PathTiming,
-    /// Fused timing.
+    /// Timing of the fused kernel (the decode kernel for `q_len <= 8`).
     pub fused: PathTiming,
     /// Floating-point operations of one call (visible keys only).
     pub flops: f64,
+    /// Bytes of K and V one call must read at least once.
+    pub kv_bytes: f64,
 }
 
 impl BenchRow {
@@ -88,6 +100,13 @@ impl BenchRow {
             (Ok(u), Ok(f)) => Some((u / f - 1.0) * 100.0),
             _ => None,
         }
+    }
+
+    /// GB/s of K and V bytes read by a timing (the decode kernels' measure: they are memory-bound).
+    pub fn kv_gbps(&self, t: &PathTiming) -> Option<f64> {
+        t.ms.as_ref()
+            .ok()
+            .map(|ms| self.kv_bytes / (ms * 1e-3) / 1e9)
     }
 
     /// TFLOP/s of a timing.
@@ -293,18 +312,42 @@ pub fn measure(
             extra_bytes: 0,
         }
     };
-    let fused = measure_path(ctx, &desc, &options(Path::Fused), &buffers, budget_ms);
+    let fused = measure_path(ctx, &desc, &options(shape.fast_path()), &buffers, budget_ms);
     BenchRow {
         shape: *shape,
         unfused,
         fused,
         flops: desc.flops(),
+        kv_bytes: (bytes(Tensor::K) + bytes(Tensor::V)) as f64,
     }
 }
 
+/// The decode sweep (`sdpa bench --decode`): q_len 1 against kv_len 256..131072, 32/8 heads,
+/// head dim 128, f16 (kv_len <= 4096 on a CPU adapter).
+pub fn decode_sweep(cpu_adapter: bool) -> Vec<BenchShape> {
+    let lens: &[u32] = if cpu_adapter {
+        &[256, 1024, 4096]
+    } else {
+        &[256, 1024, 4096, 16384, 32768, 65536, 131072]
+    };
+    lens.iter()
+        .map(|&kv_len| BenchShape {
+            batch: 1,
+            q_len: 1,
+            kv_len,
+            head_dim: 128,
+            q_heads: 32,
+            kv_heads: 8,
+            transposed: false,
+            dtype: DType::F16,
+            causal: false,
+        })
+        .collect()
+}
+
 /// The default sweep: the seed's shapes (B=1, 32/32 heads, hdim 64, 80 and 128 at
-/// L = 32..4096, f16 and f32, as `torch_sdpa_bench.py` runs them) plus GQA 32/8 and causal rows. On a CPU adapter (lavapipe) a
-/// reduced sweep (4 heads, L <= 256) that finishes in minutes.
+/// L = 32..4096, f16 and f32, as `torch_sdpa_bench.py` runs them) plus GQA 32/8 and causal rows.
+/// On a CPU adapter (lavapipe) a reduced sweep (4 heads, L <= 256) that finishes in minutes.
 pub fn default_sweep(cpu_adapter: bool) -> Vec<BenchShape> {
     let row = |dtype, head_dim, len, q_heads, kv_heads, causal| BenchShape {
         batch: 1,

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use wgpu_sdpa::bench::{clock, default_sweep, measure, BenchRow, BenchShape, PathTiming};
+use wgpu_sdpa::bench::{
+    clock, decode_sweep, default_sweep, measure, BenchRow, BenchShape, PathTiming,
+};
 use wgpu_sdpa::{Context, DType, Error, Result};
 
 #[derive(clap::Args)]
@@ -42,6 +44,10 @@ pub struct Args {
     /// Stage f16 inputs as f32 in the fused kernel's workgroup memory (tuning).
     #[arg(long)]
     stage_f32: bool,
+    /// The decode sweep: q_len 1 against kv_len 256..131072 (or --len), 32/8 heads, head dim 128,
+    /// f16; the second column is the decode kernel, with the GB/s of K and V it reads.
+    #[arg(long)]
+    decode: bool,
     /// Use the portable fused kernel even where cooperative matrices are listed.
     #[arg(long)]
     portable: bool,
@@ -62,6 +68,29 @@ fn parse_dtype(s: &str) -> Result<DType> {
 }
 
 fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
+    if args.decode {
+        let mut rows = decode_sweep(cpu_adapter);
+        if !args.len.is_empty() {
+            let template = rows[0];
+            rows = args
+                .len
+                .iter()
+                .map(|&kv_len| BenchShape { kv_len, ..template })
+                .collect();
+        }
+        if !args.dtype.is_empty() {
+            let dtypes = args
+                .dtype
+                .iter()
+                .map(|s| parse_dtype(s))
+                .collect::<Result<Vec<_>>>()?;
+            rows = dtypes
+                .iter()
+                .flat_map(|&dtype| rows.iter().map(move |r| BenchShape { dtype, ..*r }))
+                .collect();
+        }
+        return Ok(rows);
+    }
     if args.hdim.is_empty() && args.len.is_empty() {
         let mut rows = default_sweep(cpu_adapter);
         if !args.dtype.is_empty() {
@@ -139,6 +168,14 @@ fn opt(x: Option<f64>, precision: usize) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
+/// TFLOP/s with three significant digits below 1 (CPU adapters), two decimals above.
+fn tflops(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x < 1.0 => format!("{x:.3}"),
+        other => opt(other, 2),
+    }
+}
+
 fn json_row(r: &BenchRow) -> serde_json::Value {
     let s = &r.shape;
     let timing = |t: &PathTiming| {
@@ -156,6 +193,8 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
         "dtype": s.dtype.to_string(), "mask": if s.causal { "causal" } else { "none" },
         "unfused": timing(&r.unfused), "fused": timing(&r.fused),
         "diff_percent": r.diff_percent(), "flops": r.flops,
+        "kv_bytes": r.kv_bytes,
+        "unfused_kv_gbps": r.kv_gbps(&r.unfused), "fused_kv_gbps": r.kv_gbps(&r.fused),
     })
 }
 
@@ -185,16 +224,17 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         ..ctx.plan_options()
     };
     println!(
-        "# sdpa bench on {} ({:?}), clock: {:?}",
+        "# sdpa bench on {} ({:?}), clock: {:?}, shader runtime checks {}",
         caps.adapter_name,
         caps.backend,
-        clock(&ctx)
+        clock(&ctx),
+        if ctx.runtime_checks() { "on" } else { "off" }
     );
-    if cpu && args.hdim.is_empty() && args.len.is_empty() {
+    if cpu && !args.decode && args.hdim.is_empty() && args.len.is_empty() {
         println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
     }
     println!(
-        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, fused plan"
+        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, unfs_KV_GBps, fuse_KV_GBps, fused plan"
     );
     let progress = ProgressBar::new(rows.len() as u64);
     progress.set_style(
@@ -211,7 +251,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         let s = &row.shape;
         progress.suspend(|| {
             println!(
-                "{:3}, {:5}, {:5}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {}",
+                "{:3}, {:5}, {:6}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {:>12}, {:>12}, {}",
                 s.batch,
                 s.q_len,
                 s.kv_len,
@@ -224,10 +264,12 @@ pub fn main(args: &Args) -> Result<ExitCode> {
                 ms(&row.unfused),
                 ms(&row.fused),
                 opt(row.diff_percent(), 1).to_string() + "%",
-                opt(row.tflops(&row.unfused), 2),
-                opt(row.tflops(&row.fused), 2),
+                tflops(row.tflops(&row.unfused)),
+                tflops(row.tflops(&row.fused)),
                 format!("{:.3}", row.fused.extra_bytes as f64 / 1048576.0),
                 format!("{:.3}", row.unfused.extra_bytes as f64 / 1048576.0),
+                opt(row.kv_gbps(&row.unfused), 1),
+                opt(row.kv_gbps(&row.fused), 1),
                 row.fused.ms.as_ref().err().map(|e| e.as_str()).unwrap_or(&row.fused.plan),
             )
         });
