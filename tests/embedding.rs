@@ -138,3 +138,42 @@ fn fused_tiles_for_16_and_32_kib_of_workgroup_memory() {
         assert_cases(&small, &cases);
     }
 }
+
+#[test]
+fn a_context_claiming_a_feature_the_device_lacks_gives_a_typed_error() {
+    let Some(shared) = ctx() else { return };
+    if !shared.capabilities().shader_f16 {
+        eprintln!("SKIPPED: the adapter has no SHADER_F16 to leave out");
+        return;
+    }
+    // A device made without SHADER_F16, described as having it: compiling an f16 kernel fails
+    // inside the library's error scopes, which must come back as an error (not a wgpu panic).
+    let instance = wgpu_sdpa::context::instance();
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .unwrap();
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    assert!(!device.features().contains(wgpu::Features::SHADER_F16));
+    let ctx = Context::from_parts(device, queue, shared.capabilities().clone());
+    let desc = AttentionDesc::new(1, 2, 2, 40, 40, 32).with_dtype(wgpu_sdpa::DType::F16);
+    for path in [Path::Unfused, Path::Fused, Path::Vector] {
+        let desc = if path == Path::Vector {
+            desc.clone().with_mask(Mask::None)
+        } else {
+            desc.clone()
+        };
+        let desc = if path == Path::Vector {
+            AttentionDesc { q_len: 1, ..desc }
+        } else {
+            desc
+        };
+        let options = wgpu_sdpa::PlanOptions {
+            path,
+            ..ctx.plan_options()
+        };
+        let e = Attention::with_options(&ctx, &desc, &options).unwrap_err();
+        println!("{path}: {e}");
+        assert!(matches!(e, wgpu_sdpa::Error::Gpu { .. }), "{path}: {e:?}");
+    }
+}
