@@ -4,13 +4,12 @@
 // One workgroup handles RG query vectors (query heads h of one KV head, times query rows i,
 // numbered r = (h % group) * q_len + i from `qv0`) against one split of the keys,
 // [split * split_len, (split + 1) * split_len). Per tile of BK keys:
-//   1. K and V are staged in workgroup memory together (coalesced; zeros past the end), so both
-//      loads are in flight at once: the kernel is bound by memory bandwidth;
+//   1. K is staged in workgroup memory (coalesced; zeros past the end);
 //   2. every (query vector, key) score: a dot product over the head dim, f32;
-//   3. SEG threads per query vector find the tile's max (two levels through workgroup memory),
-//      update the running max (online softmax, exp2), turn the scores into probabilities and keep
-//      partial sums, recording the rescale factor alpha;
-//   4. every output element is rescaled by alpha and accumulates P V.
+//   3. one thread per query vector updates its running max and sum (online softmax, exp2) and
+//      turns the tile's scores into probabilities, recording the rescale factor alpha;
+//   4. V is staged in the same memory, and every output element is rescaled by alpha and
+//      accumulates P V.
 // With one split the kernel writes the output; with several it writes each split's unnormalised
 // output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
 // Masks and the causal diagonal are applied through `masked_score` (wgsl/mask.wgsl).
@@ -20,7 +19,7 @@ override BK: u32 = 32u;         // keys per tile
 override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override WG: u32 = 256u;        // threads
-override SEG: u32 = 16u;        // threads per query vector in the softmax: min(16, WG / RG, BK)
+override KV_VEC4: u32 = 1056u;  // BK * (max(HEAD_DIM, V_HEAD_DIM) / 4 + 1)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -31,10 +30,8 @@ override SEG: u32 = 16u;        // threads per query vector in the softmax: min(
 @group(0) @binding(6) var<storage, read_write> partial: array<f32>;
 
 var<workgroup> q_s: array<vec4<f32>, RG * HEAD_DIM / 4u>;
-var<workgroup> k_s: array<vec4<elem>, BK * (HEAD_DIM / 4u + 1u)>;
-var<workgroup> v_s: array<vec4<elem>, BK * (V_HEAD_DIM / 4u + 1u)>;
+var<workgroup> kv_s: array<vec4<elem>, KV_VEC4>;
 var<workgroup> p_s: array<f32, RG * BK>;
-var<workgroup> red_s: array<f32, RG * SEG>;
 var<workgroup> alpha_s: array<f32, RG>;
 var<workgroup> l_s: array<f32, RG>;
 
@@ -56,7 +53,7 @@ fn accumulate(o: vec4<f32>, r: u32, c: u32, alpha: f32, key_count: u32) -> vec4<
     var acc = o * alpha;
     let vs = V_HEAD_DIM / 4u + 1u;
     for (var j = 0u; j < key_count; j++) {
-        acc += p_s[r * BK + j] * vec4<f32>(v_s[j * vs + c]);
+        acc += p_s[r * BK + j] * vec4<f32>(kv_s[j * vs + c]);
     }
     return acc;
 }
@@ -96,11 +93,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
     }
 
-    // In the softmax, thread t serves query vector sr = t / SEG (if < RG) and the keys
-    // seg, seg + SEG, ... of each tile; it keeps the running max of its query vector and the
-    // partial sum over its keys.
-    let sr = t / SEG;
-    let seg = t % SEG;
+    // Thread t < RG keeps the running max and sum of query vector t.
     var m = FLOOR;
     var l = 0.0;
     // Output slots: vec4 column c = t % dv4 of query vectors r = t / dv4 + n * (WG / dv4), n < 4,
@@ -115,8 +108,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 
     for (var kb = key_begin; kb < key_end; kb += BK) {
         let n_keys = min(BK, key_end - kb);
-        workgroupBarrier(); // the previous tile's readers of k_s, v_s and p_s are done
-        // 1. K and V tiles.
+        workgroupBarrier(); // the previous tile's readers of kv_s and p_s are done
+        // 1. K tile.
         for (var e = t; e < BK * d4; e += WG) {
             let j = e / d4;
             let d = (e % d4) * 4u;
@@ -125,17 +118,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 let at = k_head + (kb + j) * p.k.w + d;
                 x = vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]);
             }
-            k_s[j * ks + d / 4u] = x;
-        }
-        for (var e = t; e < BK * dv4; e += WG) {
-            let j = e / dv4;
-            let d = (e % dv4) * 4u;
-            var x = vec4<elem>();
-            if (j < n_keys) {
-                let at = v_head + (kb + j) * p.v.w + d;
-                x = vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]);
-            }
-            v_s[j * vs + d / 4u] = x;
+            kv_s[j * ks + d / 4u] = x;
         }
         workgroupBarrier();
         // 2. Scores of every (query vector, key) pair of the tile.
@@ -147,44 +130,43 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             if (qv.valid && j < n_keys) {
                 var dot_qk = 0.0;
                 for (var d = 0u; d < d4; d++) {
-                    dot_qk += dot(q_s[r * d4 + d], vec4<f32>(k_s[j * ks + d]));
+                    dot_qk += dot(q_s[r * d4 + d], vec4<f32>(kv_s[j * ks + d]));
                 }
                 s = masked_score(dot_qk, b, qv.h, qv.i, kb + j);
             }
             p_s[e] = s;
         }
         workgroupBarrier();
-        // 3. Online softmax: the tile's max over the SEG threads of each query vector, then the
-        // probabilities and the partial sums.
-        if (sr < RG) {
-            var m_part = FLOOR;
-            for (var j = seg; j < BK; j += SEG) {
-                m_part = max(m_part, p_s[sr * BK + j]);
-            }
-            red_s[sr * SEG + seg] = m_part;
-        }
-        workgroupBarrier();
-        if (sr < RG) {
+        // 3. Online softmax, one thread per query vector.
+        if (t < RG) {
             var m_tile = FLOOR;
-            for (var i = 0u; i < SEG; i++) {
-                m_tile = max(m_tile, red_s[sr * SEG + i]);
+            for (var j = 0u; j < n_keys; j++) {
+                m_tile = max(m_tile, p_s[t * BK + j]);
             }
             let m_new = max(m, m_tile);
             let alpha = exp2(m - m_new);
             var sum = 0.0;
-            for (var j = seg; j < BK; j += SEG) {
-                let pj = exp2(p_s[sr * BK + j] - m_new);
-                p_s[sr * BK + j] = pj;
+            for (var j = 0u; j < BK; j++) {
+                let pj = exp2(p_s[t * BK + j] - m_new);
+                p_s[t * BK + j] = pj;
                 sum += pj;
             }
             l = l * alpha + sum;
             m = m_new;
-            if (seg == 0u) {
-                alpha_s[sr] = alpha;
+            alpha_s[t] = alpha;
+        }
+        // 4. V tile (K is no longer read), then O = alpha O + P V.
+        for (var e = t; e < BK * dv4; e += WG) {
+            let j = e / dv4;
+            let d = (e % dv4) * 4u;
+            var x = vec4<elem>();
+            if (j < n_keys) {
+                let at = v_head + (kb + j) * p.v.w + d;
+                x = vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]);
             }
+            kv_s[j * vs + d / 4u] = x;
         }
         workgroupBarrier();
-        // 4. O = alpha O + P V.
         if (r0 < RG) {
             o0 = accumulate(o0, r0, c, alpha_s[r0], n_keys);
         }
@@ -199,25 +181,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
     }
 
-    // The partial sums of each query vector go to one sum; the sums to the output slots, and
-    // (max, sum) to the scratch with several splits.
+    // The sums go from their threads to the output slots; partial (max, sum) to the scratch.
     workgroupBarrier();
-    if (sr < RG) {
-        red_s[sr * SEG + seg] = l;
-    }
-    workgroupBarrier();
-    if (sr < RG && seg == 0u) {
-        var l_row = 0.0;
-        for (var i = 0u; i < SEG; i++) {
-            l_row += red_s[sr * SEG + i];
-        }
-        l_s[sr] = l_row;
-        let qv = query_vector(kv_head, qv0, sr);
+    if (t < RG) {
+        l_s[t] = l;
+        let qv = query_vector(kv_head, qv0, t);
         if (qv.valid && p.kv_splits > 1u) {
             let at = ((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split;
             let ml = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
             partial[ml + 2u * at] = m;
-            partial[ml + 2u * at + 1u] = l_row;
+            partial[ml + 2u * at + 1u] = l;
         }
     }
     workgroupBarrier();

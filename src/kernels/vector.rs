@@ -36,18 +36,11 @@ pub struct VectorTiles {
     pub workgroup_bytes: u32,
 }
 
-/// Threads per query vector in the softmax (`SEG` in the WGSL).
-fn softmax_threads(workgroup_size: u32, rows: u32, block_k: u32) -> u32 {
-    16.min(workgroup_size / rows).min(block_k)
-}
-
-/// Workgroup memory, bytes (must match the arrays of `wgsl/vector.wgsl`).
-fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32, seg: u32) -> u32 {
-    let kv_vec4 = block_k * (desc.head_dim / 4 + 1) + block_k * (desc.v_head_dim / 4 + 1);
+fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32) -> u32 {
+    let kv_vec4 = block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1);
     rows * desc.head_dim * 4
         + kv_vec4 * 4 * desc.dtype.size_bytes() as u32
         + rows * block_k * 4
-        + rows * seg * 4
         + rows * 8
 }
 
@@ -56,8 +49,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
     match caps.device_type {
         wgpu::DeviceType::Cpu => 4,
         wgpu::DeviceType::IntegratedGpu => 128,
-        // Measured on the H200 (BENCHMARKS.md): 512 workgroups left the memory system idle.
-        _ => 2048,
+        // Measured on the H200 (BENCHMARKS.md, decode): 512 beat 2048 with a variant of the kernel.
+        _ => 512,
     }
 }
 
@@ -92,14 +85,11 @@ pub fn fit_tiles(
     let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
     let (rows, block_k) = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
         .flat_map(|rows| [64, 32, 16, 8, 4].map(|bk| (rows, bk)))
-        .find(|&(rows, bk)| {
-            workgroup_bytes(desc, rows, bk, softmax_threads(workgroup_size, rows, bk))
-                <= caps.max_workgroup_storage_bytes
-        })
+        .find(|&(rows, bk)| workgroup_bytes(desc, rows, bk) <= caps.max_workgroup_storage_bytes)
         .ok_or_else(|| {
             Error::limit(
                 "decode kernel workgroup memory",
-                workgroup_bytes(desc, 1, 4, 4) as u64,
+                workgroup_bytes(desc, 1, 4) as u64,
                 "max_compute_workgroup_storage_size",
                 caps.max_workgroup_storage_bytes as u64,
             )
@@ -120,12 +110,7 @@ pub fn fit_tiles(
         workgroup_size,
         kv_splits: desc.kv_len.div_ceil(split_len),
         split_len,
-        workgroup_bytes: workgroup_bytes(
-            desc,
-            rows,
-            block_k,
-            softmax_threads(workgroup_size, rows, block_k),
-        ),
+        workgroup_bytes: workgroup_bytes(desc, rows, block_k),
     })
 }
 
@@ -177,7 +162,10 @@ pub fn plan(
                 ("HEAD_DIM", desc.head_dim),
                 ("V_HEAD_DIM", desc.v_head_dim),
                 ("WG", t.workgroup_size),
-                ("SEG", softmax_threads(t.workgroup_size, t.rows, t.block_k)),
+                (
+                    "KV_VEC4",
+                    t.block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1),
+                ),
                 ("MASK_KIND", mask_kind(desc)),
             ],
         ),
