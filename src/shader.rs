@@ -189,6 +189,17 @@ pub struct ShaderVariant {
 }
 
 impl ShaderVariant {
+    /// A variant staging tiles in its storage dtype, without cooperative matrices.
+    pub fn new(entry: KernelEntry, dtype: DType, constants: Vec<(&'static str, u32)>) -> Self {
+        ShaderVariant {
+            entry,
+            dtype,
+            stage: dtype,
+            coop: None,
+            constants,
+        }
+    }
+
     /// The WGSL source of the module: generated header, shared pieces, kernel.
     pub fn source(&self) -> String {
         let mut src = header(self.dtype, self.stage, self.coop);

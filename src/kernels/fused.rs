@@ -4,8 +4,8 @@
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType};
 use crate::error::{Error, Result};
-use crate::kernels::Dispatch;
-use crate::planner::{check_grid, mask_kind, FusedTiles};
+use crate::kernels::{per_query_block, Dispatch};
+use crate::planner::{mask_kind, FusedTiles};
 use crate::shader::{KernelEntry, ShaderVariant};
 
 /// `(block_q, block_k)` candidates, most work per workgroup first. `block_k` is a multiple of 16
@@ -204,15 +204,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
             ("MASK_KIND", mask_kind(desc)),
         ],
     };
-    let dispatch = Dispatch {
-        variant,
-        workgroups: [desc.q_len.div_ceil(t.block_q), desc.q_heads, desc.batch],
-        head_base: 0,
-        head_count: desc.batch * desc.q_heads,
-        splits: None,
-    };
-    check_grid(caps, "fused", dispatch.workgroups)?;
-    Ok(vec![dispatch])
+    per_query_block(caps, desc, variant, t.block_q)
 }
 
 #[cfg(test)]

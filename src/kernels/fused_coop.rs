@@ -8,8 +8,8 @@ use wgpu::CooperativeScalarType;
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType};
 use crate::error::{Error, Result};
-use crate::kernels::Dispatch;
-use crate::planner::{check_grid, mask_kind};
+use crate::kernels::{per_query_block, Dispatch};
+use crate::planner::mask_kind;
 use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
 
 /// Elements of padding per staged row (`PAD` in the WGSL): 16 bytes of f16, keeping every row
@@ -183,15 +183,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("PAD", PAD),
         ],
     };
-    let dispatch = Dispatch {
-        variant,
-        workgroups: [desc.q_len.div_ceil(t.block_q), desc.q_heads, desc.batch],
-        head_base: 0,
-        head_count: desc.batch * desc.q_heads,
-        splits: None,
-    };
-    check_grid(caps, "fused (cooperative matrix)", dispatch.workgroups)?;
-    Ok(vec![dispatch])
+    per_query_block(caps, desc, variant, t.block_q)
 }
 
 #[cfg(test)]

@@ -8,6 +8,25 @@ pub mod vector;
 
 use crate::shader::ShaderVariant;
 
+/// The one dispatch of a fused kernel: a workgroup per `block_q` query rows of each (batch,
+/// query head), checked against the adapter's grid limit.
+pub(crate) fn per_query_block(
+    caps: &crate::capabilities::Capabilities,
+    desc: &crate::desc::AttentionDesc,
+    variant: ShaderVariant,
+    block_q: u32,
+) -> crate::error::Result<Vec<Dispatch>> {
+    let dispatch = Dispatch {
+        workgroups: [desc.q_len.div_ceil(block_q), desc.q_heads, desc.batch],
+        head_base: 0,
+        head_count: desc.batch * desc.q_heads,
+        splits: None,
+        variant,
+    };
+    crate::planner::check_grid(caps, dispatch.variant.entry.name(), dispatch.workgroups)?;
+    Ok(vec![dispatch])
+}
+
 /// One dispatch of a plan: the variant and its grid of workgroups.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dispatch {

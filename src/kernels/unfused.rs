@@ -47,13 +47,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc) -> Result<(Vec<Dispatch>,
         .min((limit / per_head) as u32)
         .min(caps.max_workgroups_per_dimension);
     let row_tiles = desc.q_len.div_ceil(GEMM_TILE);
-    let variant = |entry, constants| ShaderVariant {
-        entry,
-        dtype: desc.dtype,
-        stage: desc.dtype,
-        coop: None,
-        constants,
-    };
+    let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     let mut dispatches = Vec::new();
     for head_base in (0..heads).step_by(chunk as usize) {
         let count = chunk.min(heads - head_base);

@@ -146,13 +146,7 @@ pub fn plan(
     }
     let heads = desc.batch * desc.q_heads;
     let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
-    let variant = |entry, constants| ShaderVariant {
-        entry,
-        dtype: desc.dtype,
-        stage: desc.dtype,
-        coop: None,
-        constants,
-    };
+    let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     let mut dispatches = vec![Dispatch {
         variant: variant(
             KernelEntry::Vector,

@@ -7,7 +7,7 @@ use serde_json::json;
 use wgpu_sdpa::bench::{
     clock, decode_sweep, default_sweep, measure, BenchRow, BenchShape, PathTiming,
 };
-use wgpu_sdpa::{Context, DType, Error, Result};
+use wgpu_sdpa::{DType, Error, Result};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -199,12 +199,7 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
-    let ctx = Context::headless()?;
-    let ctx = if args.checks {
-        ctx.with_runtime_checks(true)
-    } else {
-        ctx
-    };
+    let ctx = crate::context(args.checks)?;
     let caps = ctx.capabilities();
     let cpu = caps.device_type == wgpu::DeviceType::Cpu;
     let blocks = match &args.blocks {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use wgpu_sdpa::check::{default_matrix, run_case};
-use wgpu_sdpa::{Context, Result};
+use wgpu_sdpa::Result;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,12 +19,7 @@ pub struct Args {
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
-    let ctx = Context::headless()?;
-    let ctx = if args.checks {
-        ctx.with_runtime_checks(true)
-    } else {
-        ctx
-    };
+    let ctx = crate::context(args.checks)?;
     let caps = ctx.capabilities();
     println!(
         "sdpa check on {} ({:?}), shader runtime checks {}",

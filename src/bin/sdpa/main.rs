@@ -34,6 +34,16 @@ enum Command {
     Bench(bench::Args),
 }
 
+/// The default adapter's context, keeping wgpu's shader runtime checks if asked to.
+fn context(runtime_checks: bool) -> wgpu_sdpa::Result<wgpu_sdpa::Context> {
+    let ctx = wgpu_sdpa::Context::headless()?;
+    Ok(if runtime_checks {
+        ctx.with_runtime_checks(true)
+    } else {
+        ctx
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
