@@ -62,6 +62,7 @@ pub fn source(caps: &Capabilities) -> Option<String> {
         frag,
         q_frags: 1,
         o_frags: 1,
+        q_parts: 1,
     };
     Some(header(dtype, dtype, Some(coop)) + PROBE)
 }

@@ -200,8 +200,8 @@ impl fmt::Display for Plan {
             )?,
             Kernel::FusedCoop(t) => write!(
                 f,
-                "fused-coop frag={0}x{0} BQ={1} BK={2} threads={3} wg_mem={4}B",
-                t.frag, t.block_q, t.block_k, t.workgroup_size, t.workgroup_bytes
+                "fused-coop frag={0}x{0} BQ={1} BK={2} q_parts={3} threads={4} wg_mem={5}B",
+                t.frag, t.block_q, t.block_k, t.q_parts, t.workgroup_size, t.workgroup_bytes
             )?,
             Kernel::Vector(t) => write!(
                 f,

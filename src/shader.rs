@@ -14,6 +14,8 @@ const UNFUSED_SOFTMAX: &str = include_str!("../wgsl/unfused_softmax.wgsl");
 const UNFUSED_PV: &str = include_str!("../wgsl/unfused_pv.wgsl");
 const FUSED: &str = include_str!("../wgsl/fused.wgsl");
 const FUSED_COOP: &str = include_str!("../wgsl/fused_coop.wgsl");
+const COOP_Q_DIRECT: &str = include_str!("../wgsl/coop_q_direct.wgsl");
+const COOP_Q_PARTS: &str = include_str!("../wgsl/coop_q_parts.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 
@@ -144,6 +146,9 @@ pub struct CoopHeader {
     pub q_frags: u32,
     /// `v_head_dim / frag`: O fragments per subgroup.
     pub o_frags: u32,
+    /// Parts Q is staged in: 1, or more on Vulkan when the block does not fit at once (the
+    /// kernel then picks each subgroup's part with fragment arithmetic, which Metal lacks).
+    pub q_parts: u32,
 }
 
 /// The generated header: directives first, then the aliases and constants the kernels are
@@ -206,6 +211,13 @@ impl ShaderVariant {
         src.push_str(PARAMS);
         if self.entry.uses_mask() {
             src.push_str(MASK);
+        }
+        if let Some(c) = self.coop {
+            src.push_str(if c.q_parts > 1 {
+                COOP_Q_PARTS
+            } else {
+                COOP_Q_DIRECT
+            });
         }
         src.push_str(self.entry.body());
         src

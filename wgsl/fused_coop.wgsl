@@ -29,7 +29,8 @@ override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override SG: u32 = 32u;        // subgroup size
 override WG: u32 = 128u;       // BQ / FRAG * SG
-override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ * (HEAD_DIM + PAD))
+override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
+override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
 
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
@@ -39,7 +40,7 @@ override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes o
 @group(0) @binding(3) var<storage, read> v: array<elem>;
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 
-// K tile [key][dim] then V tile [key][dim], padded rows; Q is staged here once at the start.
+// K tile [key][dim] then V tile [key][dim], padded rows; Q is staged here at the start.
 var<workgroup> kv_s: array<elem, KV_ELEMS>;
 // Scores, f32, [row][key] (each subgroup's FRAG rows also serve as its scratch for O).
 var<workgroup> s_s: array<f32, BQ * (BK + 4u)>;
@@ -187,23 +188,13 @@ fn main(
     workgroupBarrier();
     let zero_at = row0 * ss;
     let zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
-    // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments.
-    for (var e = t; e < BQ * HEAD_DIM / 4u; e += WG) {
-        let r = e / (HEAD_DIM / 4u);
-        let d = (e % (HEAD_DIM / 4u)) * 4u;
-        var x = vec4<elem>();
-        if (q0 + r < p.q_len) {
-            let at = q_head + (q0 + r) * p.q.w + d;
-            x = vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]);
-        }
-        let to = r * qs + d;
-        kv_s[to] = x.x;
-        kv_s[to + 1u] = x.y;
-        kv_s[to + 2u] = x.z;
-        kv_s[to + 3u] = x.w;
-    }
-    workgroupBarrier();
-    let qf0 = load_q(row0, 0u);
+    // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments, in
+    // Q_PARTS parts of BQ / Q_PARTS rows when the whole block does not fit (gather_q, from
+    // wgsl/coop_q_*.wgsl, keeps each subgroup's own part).
+    let part_rows = BQ / Q_PARTS;
+    let my_part = row0 / part_rows;
+    let local_row = row0 % part_rows;
+    var qf0 = load_q(0u, 0u); // a value to start from: every gather_q overwrites it in part 0
     var qf1 = qf0;
     var qf2 = qf0;
     var qf3 = qf0;
@@ -211,13 +202,34 @@ fn main(
     var qf5 = qf0;
     var qf6 = qf0;
     var qf7 = qf0;
-    if (Q_FRAGS > 1u) { qf1 = load_q(row0, 1u); }
-    if (Q_FRAGS > 2u) { qf2 = load_q(row0, 2u); }
-    if (Q_FRAGS > 3u) { qf3 = load_q(row0, 3u); }
-    if (Q_FRAGS > 4u) { qf4 = load_q(row0, 4u); }
-    if (Q_FRAGS > 5u) { qf5 = load_q(row0, 5u); }
-    if (Q_FRAGS > 6u) { qf6 = load_q(row0, 6u); }
-    if (Q_FRAGS > 7u) { qf7 = load_q(row0, 7u); }
+    for (var part = 0u; part < Q_PARTS; part++) {
+        workgroupBarrier(); // the previous part's fragment loads are done
+        for (var e = t; e < part_rows * HEAD_DIM / 4u; e += WG) {
+            let r = e / (HEAD_DIM / 4u);
+            let d = (e % (HEAD_DIM / 4u)) * 4u;
+            let row = q0 + part * part_rows + r;
+            var x = vec4<elem>();
+            if (row < p.q_len) {
+                let at = q_head + row * p.q.w + d;
+                x = vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]);
+            }
+            let to = r * qs + d;
+            kv_s[to] = x.x;
+            kv_s[to + 1u] = x.y;
+            kv_s[to + 2u] = x.z;
+            kv_s[to + 3u] = x.w;
+        }
+        workgroupBarrier();
+        let mine = my_part == part;
+        gather_q(&qf0, local_row, 0u, part, mine);
+        if (Q_FRAGS > 1u) { gather_q(&qf1, local_row, 1u, part, mine); }
+        if (Q_FRAGS > 2u) { gather_q(&qf2, local_row, 2u, part, mine); }
+        if (Q_FRAGS > 3u) { gather_q(&qf3, local_row, 3u, part, mine); }
+        if (Q_FRAGS > 4u) { gather_q(&qf4, local_row, 4u, part, mine); }
+        if (Q_FRAGS > 5u) { gather_q(&qf5, local_row, 5u, part, mine); }
+        if (Q_FRAGS > 6u) { gather_q(&qf6, local_row, 6u, part, mine); }
+        if (Q_FRAGS > 7u) { gather_q(&qf7, local_row, 7u, part, mine); }
+    }
 
     // Line 5: the max in use, this lane's partial row sum, O fragments.
     var m_used = FLOOR;

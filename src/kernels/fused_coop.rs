@@ -31,6 +31,8 @@ pub struct CoopTiles {
     pub block_k: u32,
     /// Subgroup size the kernel is compiled for.
     pub subgroup_size: u32,
+    /// Parts the Q block is staged in (1 unless it does not fit next to the tiles at once).
+    pub q_parts: u32,
     /// Threads per workgroup.
     pub workgroup_size: u32,
     /// Workgroup memory, bytes.
@@ -56,17 +58,17 @@ pub fn listed_fragment(caps: &Capabilities, dtype: DType) -> Option<u32> {
 }
 
 /// Workgroup memory of the kernel's arrays, bytes (must match `wgsl/fused_coop.wgsl`).
-fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
+fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32) -> u32 {
     let elem = desc.dtype.size_bytes() as u32;
-    (kv_elements(desc, block_q, block_k) + block_q * (block_k + PAD)) * elem
+    (kv_elements(desc, block_q, block_k, q_parts) + block_q * (block_k + PAD)) * elem
         + block_q * (block_k + 4) * 4
         + 32
 }
 
-/// Elements of the K/V staging array, which also stages Q at the start.
-fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32) -> u32 {
+/// Elements of the K/V staging array, which also stages Q (in `q_parts` parts) at the start.
+fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32) -> u32 {
     (block_k * (desc.head_dim + PAD) + block_k * (desc.v_head_dim + PAD))
-        .max(block_q * (desc.head_dim + PAD))
+        .max(block_q / q_parts * (desc.head_dim + PAD))
 }
 
 /// Why the cooperative-matrix kernel cannot serve `desc` on `caps`, or its tiles. `forced` pins
@@ -133,9 +135,21 @@ pub fn fit_tiles(
             (1, 16),
         ],
     };
-    for (warps, block_k) in candidates {
+    // Staging Q in parts needs fragment arithmetic, which Metal's simdgroup matrices lack.
+    let max_q_parts = if caps.backend == wgpu::Backend::Metal {
+        1
+    } else {
+        4
+    };
+    let configurations = candidates.into_iter().flat_map(|(warps, block_k)| {
+        [1, 2, 4]
+            .into_iter()
+            .filter(move |&parts| parts <= max_q_parts.min(warps))
+            .map(move |parts| (warps, block_k, parts))
+    });
+    for (warps, block_k, q_parts) in configurations {
         let (block_q, workgroup_size) = (warps * frag, warps * subgroup);
-        let bytes = workgroup_bytes(desc, block_q, block_k);
+        let bytes = workgroup_bytes(desc, block_q, block_k, q_parts);
         if block_k.is_multiple_of(frag)
             && block_k % lanes_per_row == 0
             && workgroup_size
@@ -149,6 +163,7 @@ pub fn fit_tiles(
                 block_q,
                 block_k,
                 subgroup_size: subgroup,
+                q_parts,
                 workgroup_size,
                 workgroup_bytes: bytes,
             });
@@ -170,13 +185,18 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             frag: t.frag,
             q_frags: desc.head_dim / t.frag,
             o_frags: desc.v_head_dim / t.frag,
+            q_parts: t.q_parts,
         }),
         constants: vec![
             ("BQ", t.block_q),
             ("BK", t.block_k),
             ("HEAD_DIM", desc.head_dim),
             ("V_HEAD_DIM", desc.v_head_dim),
-            ("KV_ELEMS", kv_elements(desc, t.block_q, t.block_k)),
+            (
+                "KV_ELEMS",
+                kv_elements(desc, t.block_q, t.block_k, t.q_parts),
+            ),
+            ("Q_PARTS", t.q_parts),
             ("SG", t.subgroup_size),
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
@@ -200,6 +220,15 @@ mod tests {
         assert_eq!(listed_fragment(&apple, DType::F16), Some(8));
         assert_eq!(listed_fragment(&apple, DType::F32), Some(8));
         assert_eq!(listed_fragment(&Capabilities::lavapipe(), DType::F16), None);
+    }
+
+    #[test]
+    fn q_is_staged_in_parts_only_where_fragments_have_arithmetic() {
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
+        let nvidia = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None).unwrap();
+        assert_eq!((nvidia.block_q, nvidia.block_k, nvidia.q_parts), (128, 32, 2), "{nvidia:?}");
+        let d64 = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F16);
+        assert_eq!(fit_tiles(&Capabilities::apple_m_series(), &d64, None).unwrap().q_parts, 1);
     }
 
     #[test]
