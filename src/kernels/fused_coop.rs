@@ -16,6 +16,11 @@ use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
 /// 16-byte aligned as fragment loads need.
 const PAD: u32 = 8;
 
+/// Workgroups a grid should have for the planner to prefer it. On the H200 (132 compute units)
+/// f16 L = 128, head dims 80 and 128, ran 10% slower with 32 workgroups of 128 rows than with 64
+/// of 64 rows (BENCHMARKS.md, the runs before and after Q was staged in parts).
+const MIN_WORKGROUPS: u64 = 64;
+
 /// Q and O fragments per subgroup the kernel holds in registers (`q0..q7`, `o0..o7`): head dims
 /// up to 128 with 16x16 fragments, up to 64 with 8x8 ones.
 pub const MAX_COOP_FRAGS: u32 = 8;
@@ -141,31 +146,50 @@ pub fn fit_tiles(
     } else {
         4
     };
-    let configurations = candidates.into_iter().flat_map(|(warps, block_k)| {
-        [1, 2, 4]
-            .into_iter()
-            .filter(move |&parts| parts <= max_q_parts.min(warps))
-            .map(move |parts| (warps, block_k, parts))
-    });
-    for (warps, block_k, q_parts) in configurations {
-        let (block_q, workgroup_size) = (warps * frag, warps * subgroup);
-        let bytes = workgroup_bytes(desc, block_q, block_k, q_parts);
-        if block_k.is_multiple_of(frag)
+    let configurations: Vec<(u32, u32, u32)> = candidates
+        .into_iter()
+        .flat_map(|(warps, block_k)| {
+            [1, 2, 4]
+                .into_iter()
+                .filter(move |&parts| parts <= max_q_parts.min(warps))
+                .map(move |parts| (warps, block_k, parts))
+        })
+        .collect();
+    let fits = |&(warps, block_k, q_parts): &(u32, u32, u32)| {
+        block_k.is_multiple_of(frag)
             && block_k % lanes_per_row == 0
-            && workgroup_size
+            && warps * subgroup
                 <= caps
                     .max_invocations_per_workgroup
                     .min(caps.max_workgroup_size_x)
-            && bytes <= caps.max_workgroup_storage_bytes
+            && workgroup_bytes(desc, warps * frag, block_k, q_parts)
+                <= caps.max_workgroup_storage_bytes
+    };
+    // Unless tiles are forced: 8 or 4 subgroups with enough workgroups to spread over a GPU's
+    // compute units when the query is long enough for that, else the first that fits (both
+    // measured: BENCHMARKS.md).
+    let grid = |warps: u32| {
+        desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(warps * frag) as u64
+    };
+    let preferences: [&dyn Fn(&(u32, u32, u32)) -> bool; 2] = [
+        &|c| forced.is_some() || (c.0 >= 4 && grid(c.0) >= MIN_WORKGROUPS),
+        &|_| true,
+    ];
+    for prefer in preferences {
+        if let Some(&(warps, block_k, q_parts)) = configurations
+            .iter()
+            .filter(|c| prefer(c))
+            .find(|c| fits(c))
         {
+            let block_q = warps * frag;
             return Ok(CoopTiles {
                 frag,
                 block_q,
                 block_k,
                 subgroup_size: subgroup,
                 q_parts,
-                workgroup_size,
-                workgroup_bytes: bytes,
+                workgroup_size: warps * subgroup,
+                workgroup_bytes: workgroup_bytes(desc, block_q, block_k, q_parts),
             });
         }
     }
@@ -226,9 +250,18 @@ mod tests {
     fn q_is_staged_in_parts_only_where_fragments_have_arithmetic() {
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
         let nvidia = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None).unwrap();
-        assert_eq!((nvidia.block_q, nvidia.block_k, nvidia.q_parts), (128, 32, 2), "{nvidia:?}");
+        assert_eq!(
+            (nvidia.block_q, nvidia.block_k, nvidia.q_parts),
+            (128, 32, 2),
+            "{nvidia:?}"
+        );
         let d64 = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F16);
-        assert_eq!(fit_tiles(&Capabilities::apple_m_series(), &d64, None).unwrap().q_parts, 1);
+        assert_eq!(
+            fit_tiles(&Capabilities::apple_m_series(), &d64, None)
+                .unwrap()
+                .q_parts,
+            1
+        );
     }
 
     #[test]
