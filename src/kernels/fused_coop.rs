@@ -171,7 +171,8 @@ pub fn fit_tiles(
     let grid = |warps: u32| {
         desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(warps * frag) as u64
     };
-    let preferences: [&dyn Fn(&(u32, u32, u32)) -> bool; 2] = [
+    type Preference<'a> = &'a dyn Fn(&(u32, u32, u32)) -> bool;
+    let preferences: [Preference; 2] = [
         &|c| forced.is_some() || (c.0 >= 4 && grid(c.0) >= MIN_WORKGROUPS),
         &|_| true,
     ];
