@@ -1,12 +1,13 @@
 //! The built-in correctness matrix: generated inputs, a run on the adapter, the f64 reference,
 //! the comparison. `sdpa check` prints it as a table; the tests run their own matrices through
-//! [`run_case`].
+//! [`run_case`] (in a browser, [`run_case_async`]).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::attention::{Attention, Element, HostMask};
+use crate::capabilities::Capabilities;
 use crate::context::Context;
 use crate::desc::{AttentionDesc, CausalAlignment, DType, Mask, MaskLayout, Tensor};
 use crate::error::Result;
@@ -164,7 +165,7 @@ fn widen<T: Element>(x: &[T]) -> Vec<f64> {
     x.iter().map(|&e| e.to_f64()).collect()
 }
 
-fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
+async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
     let options = PlanOptions {
         path: case.path,
         fused_blocks: case.fused_blocks,
@@ -180,7 +181,7 @@ fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<C
         (_, Some(m)) => Some(HostMask::Additive(m)),
         _ => None,
     };
-    let out = attention.run(&g.q, &g.k, &g.v, host_mask)?;
+    let out = attention.run_async(&g.q, &g.k, &g.v, host_mask).await?;
     let add_f64 = g.mask_add.as_deref().map(widen);
     let ref_mask = match (&g.mask_bool, &add_f64) {
         (Some(m), _) => Some(RefMask::Boolean(m)),
@@ -207,11 +208,18 @@ fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<C
     })
 }
 
-/// Runs one case on the context's adapter and compares it with the f64 reference.
+/// Runs one case on the context's adapter and compares it with the f64 reference (blocking).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_case(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
+    pollster::block_on(run_case_async(ctx, case, seed))
+}
+
+/// [`run_case`] as a future (the form a browser needs): the same inputs, run through
+/// [`Attention::run_async`], and the same comparison.
+pub async fn run_case_async(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
     match case.desc.dtype {
-        DType::F32 => run_typed::<f32>(ctx, case, seed),
-        DType::F16 => run_typed::<half::f16>(ctx, case, seed),
+        DType::F32 => run_typed::<f32>(ctx, case, seed).await,
+        DType::F16 => run_typed::<half::f16>(ctx, case, seed).await,
     }
 }
 
@@ -221,7 +229,12 @@ pub fn run_case(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutco
 /// the common head dims, and large-magnitude inputs. Small shapes: it must finish in seconds on
 /// a CPU adapter.
 pub fn default_matrix(ctx: &Context) -> Vec<CheckCase> {
-    let caps = ctx.capabilities();
+    matrix_for(ctx.capabilities())
+}
+
+/// [`default_matrix`] for an adapter described by `caps` (e.g. to list the f16 cases an adapter
+/// without `SHADER_F16` skips, from a copy of its capabilities with `shader_f16` set).
+pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
     let mut dtypes = vec![DType::F32];
     if caps.shader_f16 {
         dtypes.push(DType::F16);

@@ -43,6 +43,9 @@ impl std::fmt::Debug for Context {
     }
 }
 
+// wgpu's handles are neither `Send` nor `Sync` on the web (one thread), so `Shared` is not
+// either there: the `Arc` still serves the clones.
+#[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
 impl Context {
     /// Creates an adapter and device of its own, blocking (for tests, tools, programs without a
     /// window). `WGPU_BACKEND` (e.g. `vulkan`, `metal`) and `WGPU_ADAPTER_NAME` (a case-insensitive
@@ -77,8 +80,13 @@ impl Context {
             .await
             .map_err(|e| Error::RequestDevice(e.to_string()))?;
         // Errors outside the crate's error scopes must not abort the process.
+        // (In a browser every error arrives here: see `gpu_errors`.)
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-            eprintln!("wgpu-sdpa: uncaptured wgpu error: {e}");
+            let message = format!("wgpu-sdpa: uncaptured wgpu error: {e}");
+            #[cfg(not(target_arch = "wasm32"))]
+            eprintln!("{message}");
+            #[cfg(target_arch = "wasm32")]
+            web_sys::console::error_1(&message.into());
         }));
         Ok(Self::from_wgpu(device, queue, &adapter))
     }

@@ -68,8 +68,14 @@ pub fn source(caps: &Capabilities) -> Option<String> {
 }
 
 /// Runs the probe with the listed f16 configuration (f32 where only that is listed), or returns
-/// `None` when the adapter lists none.
+/// `None` when the adapter lists none (blocking).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeResult>)>> {
+    pollster::block_on(run_async(ctx))
+}
+
+/// [`run`] as a future (the form a browser needs).
+pub async fn run_async(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeResult>)>> {
     let caps = ctx.capabilities();
     let (Some((frag, dtype)), Some(source)) = (configuration(caps), source(caps)) else {
         return Ok(None);
@@ -197,7 +203,7 @@ pub fn run(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeResult>)>> {
     if let Some(e) = scope.pop() {
         return Err(e);
     }
-    let raw = pollster::block_on(crate::attention::read_buffer(device, &readback))?;
+    let raw = crate::attention::read_buffer(device, &readback).await?;
     let got: &[f32] = bytemuck::cast_slice(&raw);
     let probes = CASES
         .iter()

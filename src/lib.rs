@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod attention;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
 pub mod capabilities;
 pub mod check;
