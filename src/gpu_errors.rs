@@ -27,9 +27,9 @@ impl ErrorScope {
     ///
     /// On native backends the result is ready at once. In a browser the scopes resolve only from
     /// the event loop, so there the errors go to the device's uncaptured-error handler instead.
-    pub fn pop(self) -> Option<Error> {
+    pub fn pop(mut self) -> Option<Error> {
         let mut first = None;
-        for guard in self.guards.into_iter().rev() {
+        for guard in std::mem::take(&mut self.guards).into_iter().rev() {
             let future = guard.pop();
             #[cfg(not(target_arch = "wasm32"))]
             {
@@ -41,5 +41,15 @@ impl ErrorScope {
             drop(future);
         }
         first
+    }
+}
+
+impl Drop for ErrorScope {
+    /// A scope left by an early return (`?`) is popped innermost first: wgpu panics when error
+    /// scopes are popped out of order, which a `Vec` of guards dropped front to back would do.
+    fn drop(&mut self) {
+        while let Some(guard) = self.guards.pop() {
+            drop(guard);
+        }
     }
 }
