@@ -1,8 +1,6 @@
 //! [`Attention`]: a planned, compiled problem that records into a caller's command encoder,
 //! plus the convenience call on host slices.
 
-use wgpu::util::DeviceExt;
-
 use crate::context::Context;
 use crate::desc::{AttentionDesc, DType, Mask, Tensor};
 use crate::error::{Error, GpuErrorKind, Result};
@@ -96,10 +94,11 @@ impl Attention {
         options: &PlanOptions,
     ) -> Result<Self> {
         let plan = plan(ctx.capabilities(), desc, options)?;
+        ctx.check_not_lost()?;
         let device = ctx.device();
         let scope = ErrorScope::push(device);
         let base = Params::new(desc);
-        let mut params: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        let mut params: Vec<(u32, Result<wgpu::Buffer>)> = Vec::new();
         let mut kernels = Vec::new();
         for d in plan.dispatches() {
             let kernel = ctx.kernel(&d.variant)?;
@@ -110,18 +109,18 @@ impl Attention {
                 Some(i) => i,
                 None => {
                     let chunk = base.for_heads(d.head_base, d.head_count);
-                    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("wgpu-sdpa params"),
-                        contents: bytemuck::bytes_of(&chunk),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
+                    let buffer = upload(
+                        device,
+                        "wgpu-sdpa params",
+                        bytemuck::bytes_of(&chunk),
+                        wgpu::BufferUsages::UNIFORM,
+                    );
                     params.push((d.head_base, buffer));
                     params.len() - 1
                 }
             };
             kernels.push((kernel, d.workgroups, index));
         }
-        let params = params.into_iter().map(|(_, b)| b).collect();
         let scratch = (plan.scratch_bytes() > 0).then(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-sdpa scores"),
@@ -133,6 +132,10 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
+        let params = params
+            .into_iter()
+            .map(|(_, b)| b.map_err(|e| lost_or(ctx, e)))
+            .collect::<Result<_>>()?;
         Ok(Attention {
             ctx: ctx.clone(),
             plan,
@@ -181,13 +184,16 @@ impl Attention {
                     ),
                 ));
             }
-            let required = desc.required_bytes(tensor);
+            // Storage bindings are whole 4-byte words (an f16 or boolean tensor with an odd
+            // number of bytes still needs its last word).
+            let required = desc.required_bytes(tensor).next_multiple_of(4);
             if buffer.size() < required {
                 return Err(Error::buffer(
                     tensor.name(),
                     format!(
-                        "holds {} bytes, the shape and strides need {required}",
-                        buffer.size()
+                        "holds {} bytes, the shape and strides need {} ({required} in whole 4-byte words)",
+                        buffer.size(),
+                        desc.required_bytes(tensor)
                     ),
                 ));
             }
@@ -210,13 +216,12 @@ impl Attention {
         Ok(())
     }
 
-    /// A binding of a whole buffer, or of its first `max_storage_buffer_binding_size` bytes
-    /// (enough: every tensor's required bytes were checked against that limit).
+    /// A binding of the buffer's first `min(size, max_storage_buffer_binding_size)` bytes,
+    /// rounded down to whole 4-byte words as wgpu requires of storage bindings (enough: every
+    /// tensor's required bytes, rounded up to words, were checked against both).
     fn binding<'b>(&self, buffer: &'b wgpu::Buffer) -> wgpu::BindingResource<'b> {
-        let limit = self.ctx.capabilities().max_storage_binding_bytes / 4 * 4;
-        let size = (buffer.size() > limit)
-            .then(|| wgpu::BufferSize::new(limit))
-            .flatten();
+        let limit = self.ctx.capabilities().max_storage_binding_bytes;
+        let size = wgpu::BufferSize::new(buffer.size().min(limit) / 4 * 4);
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
             offset: 0,
@@ -242,6 +247,7 @@ impl Attention {
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<()> {
         self.check_buffers(buffers)?;
+        self.ctx.check_not_lost()?;
         let device = self.ctx.device();
         let scope = ErrorScope::push(device);
         let mask = buffers.mask.unwrap_or(self.ctx.empty_mask());
@@ -277,6 +283,12 @@ impl Attention {
                 })
             })
             .collect();
+        // A buffer wgpu rejects (another device's, a destroyed one) fails here, before anything
+        // is recorded: the caller's encoder stays valid.
+        if let Some(e) = scope.pop() {
+            return Err(e);
+        }
+        let scope = ErrorScope::push(device);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgpu-sdpa attention"),
@@ -340,12 +352,21 @@ impl Attention {
                 ));
             }
         }
+        // Only the elements the layouts touch are uploaded: a longer slice (a whole KV cache,
+        // say) costs nothing extra and cannot push a buffer past the device's limits.
+        let needed = |tensor: Tensor| desc.required_elements(tensor) as usize;
+        let (q, k, v) = (
+            &q[..needed(Tensor::Q)],
+            &k[..needed(Tensor::K)],
+            &v[..needed(Tensor::V)],
+        );
+        let n_mask = needed(Tensor::Mask);
         let mask_bytes: Option<Vec<u8>> = match (&desc.mask, mask) {
             (Mask::Boolean(_), Some(HostMask::Boolean(m))) => {
-                Some(m.iter().map(|&b| b as u8).collect())
+                Some(m.iter().take(n_mask).map(|&b| b as u8).collect())
             }
             (Mask::Additive(_), Some(HostMask::Additive(m))) => {
-                Some(bytemuck::cast_slice(m).to_vec())
+                Some(bytemuck::cast_slice(&m[..n_mask.min(m.len())]).to_vec())
             }
             (Mask::None | Mask::Causal(_), None) => None,
             (kind, given) => {
@@ -377,20 +398,37 @@ impl Attention {
             }
         }
 
-        let device = self.ctx.device();
-        let scope = ErrorScope::push(device);
-        let upload = |label: &str, bytes: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-        };
-        let q_buf = upload("q", bytemuck::cast_slice(q));
-        let k_buf = upload("k", bytemuck::cast_slice(k));
-        let v_buf = upload("v", bytemuck::cast_slice(v));
-        let mask_buf = mask_bytes.as_deref().map(|b| upload("mask", b));
         let out_bytes = desc.required_bytes(Tensor::Out).next_multiple_of(4);
+        // Each buffer against the device's largest buffer (the planner checked the bindings).
+        let max_buffer = self.ctx.capabilities().max_buffer_bytes;
+        for (name, bytes) in [
+            ("q", std::mem::size_of_val(q) as u64),
+            ("k", std::mem::size_of_val(k) as u64),
+            ("v", std::mem::size_of_val(v) as u64),
+            ("mask", mask_bytes.as_ref().map_or(0, |m| m.len() as u64)),
+            ("out", out_bytes),
+        ] {
+            let bytes = bytes.next_multiple_of(4);
+            if bytes > max_buffer {
+                return Err(Error::limit(
+                    format!("{name} buffer bytes"),
+                    bytes,
+                    "max_buffer_size",
+                    max_buffer,
+                ));
+            }
+        }
+
+        self.ctx.check_not_lost()?;
+        let device = self.ctx.device();
+        const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
+        let scope = ErrorScope::push(device);
+        let q_buf = upload(device, "q", bytemuck::cast_slice(q), STORAGE);
+        let k_buf = upload(device, "k", bytemuck::cast_slice(k), STORAGE);
+        let v_buf = upload(device, "v", bytemuck::cast_slice(v), STORAGE);
+        let mask_buf = mask_bytes
+            .as_deref()
+            .map(|b| upload(device, "mask", b, STORAGE));
         let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("out"),
             size: out_bytes,
@@ -406,6 +444,15 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
+        // A buffer that could not be mapped without an error in the scopes: the device is lost
+        // (wgpu reports device loss through its callback, not through error scopes).
+        let lost = |e| lost_or(&self.ctx, e);
+        let (q_buf, k_buf, v_buf) = (
+            q_buf.map_err(lost)?,
+            k_buf.map_err(lost)?,
+            v_buf.map_err(lost)?,
+        );
+        let mask_buf = mask_buf.transpose().map_err(lost)?;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("wgpu-sdpa run"),
         });
@@ -425,12 +472,51 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
-        let bytes = read_buffer(device, &readback).await?;
+        let bytes = read_buffer(device, &readback)
+            .await
+            .map_err(|e| lost_or(&self.ctx, e))?;
         let n = desc.required_elements(Tensor::Out) as usize;
         Ok(bytemuck::pod_collect_to_vec::<u8, T>(
             &bytes[..n * std::mem::size_of::<T>()],
         ))
     }
+}
+
+/// `e`, or the device-lost error with wgpu's reason where the context knows the device is lost
+/// (a poll lets wgpu run the device-lost callback first).
+fn lost_or(ctx: &Context, e: Error) -> Error {
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = ctx.device().poll(wgpu::PollType::Poll);
+    ctx.check_not_lost().err().unwrap_or(e)
+}
+
+/// A buffer holding `bytes` (padded to whole 4-byte words), as
+/// `DeviceExt::create_buffer_init` makes one, except that a buffer whose creation failed (out of
+/// memory, over a limit, a lost device) is an error here, not a panic. The reason of a failed
+/// creation is in the caller's error scope; a lost device leaves none, hence the error returned.
+fn upload(
+    device: &wgpu::Device,
+    label: &str,
+    bytes: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: (bytes.len() as u64).next_multiple_of(4).max(4),
+        usage,
+        mapped_at_creation: true,
+    });
+    match buffer.get_mapped_range_mut(..) {
+        Ok(mut view) => view.slice(..bytes.len()).copy_from_slice(bytes),
+        Err(e) => {
+            return Err(Error::Gpu {
+                kind: GpuErrorKind::DeviceLost,
+                message: format!("uploading {label}: {e}"),
+            })
+        }
+    }
+    buffer.unmap();
+    Ok(buffer)
 }
 
 /// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll, in a
