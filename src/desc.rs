@@ -452,12 +452,22 @@ impl AttentionDesc {
         let visible = match self.mask {
             Mask::Causal(align) => {
                 let shift = match align {
-                    CausalAlignment::BottomRight => self.kv_len as i64 - self.q_len as i64,
+                    CausalAlignment::BottomRight => self.kv_len as i128 - self.q_len as i128,
                     CausalAlignment::TopLeft => 0,
                 };
-                (0..self.q_len as i64)
-                    .map(|i| (i + shift + 1).clamp(0, self.kv_len as i64) as f64)
-                    .sum::<f64>()
+                // Σ_{i < q_len} clamp(i + shift + 1, 0, kv_len) in closed form (a loop over the
+                // rows took seconds for q_len near u32::MAX): F(x) = Σ_{t=1..x} min(t, kv_len).
+                let lk = self.kv_len as i128;
+                let f = |x: i128| -> i128 {
+                    if x <= 0 {
+                        0
+                    } else if x <= lk {
+                        x * (x + 1) / 2
+                    } else {
+                        lk * (lk + 1) / 2 + (x - lk) * lk
+                    }
+                };
+                (f(shift + self.q_len as i128) - f(shift)) as f64
             }
             _ => self.q_len as f64 * self.kv_len as f64,
         };
@@ -666,6 +676,27 @@ mod tests {
         assert!(d.clone().with_scale(-2.4e38).validate().is_err());
         assert!(d.clone().with_scale(2.3e38).validate().is_ok());
         assert!(d.with_scale(0.0).validate().is_ok());
+    }
+
+    #[test]
+    fn causal_flops_match_a_count_of_visible_keys_and_are_instant_for_huge_lengths() {
+        for (lq, lk) in [(1, 1), (4, 4), (3, 7), (7, 3), (1, 100), (100, 1), (33, 65)] {
+            for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+                let d = AttentionDesc::new(1, 1, 1, lq, lk, 8).with_mask(Mask::Causal(align));
+                let shift = match align {
+                    CausalAlignment::BottomRight => lk as i64 - lq as i64,
+                    CausalAlignment::TopLeft => 0,
+                };
+                let visible: i64 = (0..lq as i64)
+                    .flat_map(|i| (0..lk as i64).filter(move |&j| j <= i + shift))
+                    .count() as i64;
+                assert_eq!(d.flops(), visible as f64 * 32.0, "{lq}x{lk} {align:?}");
+            }
+        }
+        let huge = AttentionDesc::new(1, 1, 1, u32::MAX, u32::MAX, 8)
+            .with_mask(Mask::Causal(CausalAlignment::TopLeft));
+        let n = u32::MAX as f64;
+        assert_eq!(huge.flops(), n * (n + 1.0) / 2.0 * 32.0);
     }
 
     #[test]
