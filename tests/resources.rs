@@ -50,6 +50,9 @@ fn rss() -> u64 {
         .map_or(0, |pages| pages * 4096)
 }
 
+/// A planned problem with its q, k, v and optional additive mask.
+type Problem = (Attention, Vec<f32>, Vec<f32>, Vec<f32>, Option<Vec<f32>>);
+
 #[test]
 fn convenience_calls_do_not_grow_device_memory_objects_or_pipelines() {
     let ctx = match Context::headless() {
@@ -70,7 +73,7 @@ fn convenience_calls_do_not_grow_device_memory_objects_or_pipelines() {
         AttentionDesc::new(1, 2, 1, 4, 9, 16).with_mask(Mask::Causal(CausalAlignment::TopLeft));
     let masked = AttentionDesc::new(1, 2, 2, 33, 9, 8)
         .with_mask(Mask::Additive(MaskLayout::dense(false, true, 2, 33, 9)));
-    let problems: Vec<(Attention, Vec<f32>, Vec<f32>, Vec<f32>, Option<Vec<f32>>)> = [
+    let problems: Vec<Problem> = [
         (plain.clone(), Path::Unfused),
         (plain, Path::Fused),
         (masked.clone(), Path::Unfused),
