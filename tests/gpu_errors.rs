@@ -180,6 +180,19 @@ fn buffers_past_max_buffer_size() {
     .unwrap();
     let honest = Context::from_wgpu(device.clone(), queue.clone(), &adapter);
     assert_eq!(honest.capabilities().max_buffer_bytes, 32 * 1024);
+    // Host slices longer than the device's largest buffer (a whole KV cache, say) are fine when
+    // the layouts need less: only what they touch is uploaded.
+    let fits = AttentionDesc::new(1, 2, 2, 16, 16, 64); // 8 KiB a tensor
+    let long: Vec<f32> = (0..16 * 1024).map(|i| (i % 64) as f32 / 64.0).collect(); // 64 KiB
+    let out = Attention::new(&honest, &fits)
+        .unwrap()
+        .run(&long, &vec![0.0; 16 * 1024], &long, None)
+        .unwrap();
+    assert_eq!(out.len(), 2 * 16 * 64);
+    assert!(out
+        .iter()
+        .enumerate()
+        .all(|(i, &o)| (o - (i % 64) as f32 / 64.0).abs() < 1e-6));
     let e = Attention::new(&honest, &desc)
         .unwrap()
         .run(&x, &x, &x, None)
