@@ -1,15 +1,13 @@
 //! [`Attention`]: a planned, compiled problem that records into a caller's command encoder,
 //! plus the convenience call on host slices.
 
-use wgpu::util::DeviceExt;
-
 use crate::context::Context;
 use crate::desc::{AttentionDesc, DType, Mask, Tensor};
 use crate::error::{Error, GpuErrorKind, Result};
 use crate::gpu_errors::ErrorScope;
 use crate::params::Params;
 use crate::pipelines::CompiledKernel;
-use crate::planner::{plan, Plan, PlanOptions};
+use crate::planner::{plan, Kernel, Plan, PlanOptions};
 use crate::shader::slot;
 
 /// A storage element type of the host-slice API: `f32` or `half::f16`.
@@ -96,11 +94,13 @@ impl Attention {
         options: &PlanOptions,
     ) -> Result<Self> {
         let plan = plan(ctx.capabilities(), desc, options)?;
+        check_loop_budget(ctx.capabilities(), &plan)?;
+        ctx.check_not_lost()?;
         let device = ctx.device();
         let scope = ErrorScope::push(device);
         let base = Params::new(desc);
         // One uniform buffer per distinct set of params (head chunks, KV splits).
-        let mut params: Vec<(Params, wgpu::Buffer)> = Vec::new();
+        let mut params: Vec<(Params, Result<wgpu::Buffer>)> = Vec::new();
         let mut kernels = Vec::new();
         for d in plan.dispatches() {
             let kernel = ctx.kernel(&d.variant)?;
@@ -111,18 +111,18 @@ impl Attention {
             let index = match params.iter().position(|(p, _)| *p == these) {
                 Some(i) => i,
                 None => {
-                    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("wgpu-sdpa params"),
-                        contents: bytemuck::bytes_of(&these),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
+                    let buffer = upload(
+                        device,
+                        "wgpu-sdpa params",
+                        bytemuck::bytes_of(&these),
+                        wgpu::BufferUsages::UNIFORM,
+                    );
                     params.push((these, buffer));
                     params.len() - 1
                 }
             };
             kernels.push((kernel, d.workgroups, index));
         }
-        let params = params.into_iter().map(|(_, b)| b).collect();
         let scratch = (plan.scratch_bytes() > 0).then(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-sdpa scores"),
@@ -134,6 +134,10 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
+        let params = params
+            .into_iter()
+            .map(|(_, b)| b.map_err(|e| lost_or(ctx, e)))
+            .collect::<Result<_>>()?;
         Ok(Attention {
             ctx: ctx.clone(),
             plan,
@@ -182,13 +186,16 @@ impl Attention {
                     ),
                 ));
             }
-            let required = desc.required_bytes(tensor);
+            // Storage bindings are whole 4-byte words (an f16 or boolean tensor with an odd
+            // number of bytes still needs its last word).
+            let required = desc.required_bytes(tensor).next_multiple_of(4);
             if buffer.size() < required {
                 return Err(Error::buffer(
                     tensor.name(),
                     format!(
-                        "holds {} bytes, the shape and strides need {required}",
-                        buffer.size()
+                        "holds {} bytes, the shape and strides need {} ({required} in whole 4-byte words)",
+                        buffer.size(),
+                        desc.required_bytes(tensor)
                     ),
                 ));
             }
@@ -211,13 +218,12 @@ impl Attention {
         Ok(())
     }
 
-    /// A binding of a whole buffer, or of its first `max_storage_buffer_binding_size` bytes
-    /// (enough: every tensor's required bytes were checked against that limit).
+    /// A binding of the buffer's first `min(size, max_storage_buffer_binding_size)` bytes,
+    /// rounded down to whole 4-byte words as wgpu requires of storage bindings (enough: every
+    /// tensor's required bytes, rounded up to words, were checked against both).
     fn binding<'b>(&self, buffer: &'b wgpu::Buffer) -> wgpu::BindingResource<'b> {
-        let limit = self.ctx.capabilities().max_storage_binding_bytes / 4 * 4;
-        let size = (buffer.size() > limit)
-            .then(|| wgpu::BufferSize::new(limit))
-            .flatten();
+        let limit = self.ctx.capabilities().max_storage_binding_bytes;
+        let size = wgpu::BufferSize::new(buffer.size().min(limit) / 4 * 4);
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
             offset: 0,
@@ -243,6 +249,7 @@ impl Attention {
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<()> {
         self.check_buffers(buffers)?;
+        self.ctx.check_not_lost()?;
         let device = self.ctx.device();
         let scope = ErrorScope::push(device);
         let mask = buffers.mask.unwrap_or(self.ctx.empty_mask());
@@ -278,6 +285,12 @@ impl Attention {
                 })
             })
             .collect();
+        // A buffer wgpu rejects (another device's, a destroyed one) fails here, before anything
+        // is recorded: the caller's encoder stays valid.
+        if let Some(e) = scope.pop() {
+            return Err(e);
+        }
+        let scope = ErrorScope::push(device);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgpu-sdpa attention"),
@@ -341,12 +354,21 @@ impl Attention {
                 ));
             }
         }
+        // Only the elements the layouts touch are uploaded: a longer slice (a whole KV cache,
+        // say) costs nothing extra and cannot push a buffer past the device's limits.
+        let needed = |tensor: Tensor| desc.required_elements(tensor) as usize;
+        let (q, k, v) = (
+            &q[..needed(Tensor::Q)],
+            &k[..needed(Tensor::K)],
+            &v[..needed(Tensor::V)],
+        );
+        let n_mask = needed(Tensor::Mask);
         let mask_bytes: Option<Vec<u8>> = match (&desc.mask, mask) {
             (Mask::Boolean(_), Some(HostMask::Boolean(m))) => {
-                Some(m.iter().map(|&b| b as u8).collect())
+                Some(m.iter().take(n_mask).map(|&b| b as u8).collect())
             }
             (Mask::Additive(_), Some(HostMask::Additive(m))) => {
-                Some(bytemuck::cast_slice(m).to_vec())
+                Some(bytemuck::cast_slice(&m[..n_mask.min(m.len())]).to_vec())
             }
             (Mask::None | Mask::Causal(_), None) => None,
             (kind, given) => {
@@ -378,20 +400,37 @@ impl Attention {
             }
         }
 
-        let device = self.ctx.device();
-        let scope = ErrorScope::push(device);
-        let upload = |label: &str, bytes: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-        };
-        let q_buf = upload("q", bytemuck::cast_slice(q));
-        let k_buf = upload("k", bytemuck::cast_slice(k));
-        let v_buf = upload("v", bytemuck::cast_slice(v));
-        let mask_buf = mask_bytes.as_deref().map(|b| upload("mask", b));
         let out_bytes = desc.required_bytes(Tensor::Out).next_multiple_of(4);
+        // Each buffer against the device's largest buffer (the planner checked the bindings).
+        let max_buffer = self.ctx.capabilities().max_buffer_bytes;
+        for (name, bytes) in [
+            ("q", std::mem::size_of_val(q) as u64),
+            ("k", std::mem::size_of_val(k) as u64),
+            ("v", std::mem::size_of_val(v) as u64),
+            ("mask", mask_bytes.as_ref().map_or(0, |m| m.len() as u64)),
+            ("out", out_bytes),
+        ] {
+            let bytes = bytes.next_multiple_of(4);
+            if bytes > max_buffer {
+                return Err(Error::limit(
+                    format!("{name} buffer bytes"),
+                    bytes,
+                    "max_buffer_size",
+                    max_buffer,
+                ));
+            }
+        }
+
+        self.ctx.check_not_lost()?;
+        let device = self.ctx.device();
+        const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
+        let scope = ErrorScope::push(device);
+        let q_buf = upload(device, "q", bytemuck::cast_slice(q), STORAGE);
+        let k_buf = upload(device, "k", bytemuck::cast_slice(k), STORAGE);
+        let v_buf = upload(device, "v", bytemuck::cast_slice(v), STORAGE);
+        let mask_buf = mask_bytes
+            .as_deref()
+            .map(|b| upload(device, "mask", b, STORAGE));
         let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("out"),
             size: out_bytes,
@@ -407,6 +446,15 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
+        // A buffer that could not be mapped without an error in the scopes: the device is lost
+        // (wgpu reports device loss through its callback, not through error scopes).
+        let lost = |e| lost_or(&self.ctx, e);
+        let (q_buf, k_buf, v_buf) = (
+            q_buf.map_err(lost)?,
+            k_buf.map_err(lost)?,
+            v_buf.map_err(lost)?,
+        );
+        let mask_buf = mask_buf.transpose().map_err(lost)?;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("wgpu-sdpa run"),
         });
@@ -426,12 +474,143 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
-        let bytes = read_buffer(device, &readback).await?;
+        let bytes = read_buffer(device, &readback)
+            .await
+            .map_err(|e| lost_or(&self.ctx, e))?;
         let n = desc.required_elements(Tensor::Out) as usize;
         Ok(bytemuck::pod_collect_to_vec::<u8, T>(
             &bytes[..n * std::mem::size_of::<T>()],
         ))
     }
+}
+
+/// Loop iterations Mesa's llvmpipe (lavapipe) lets one shader invocation run: gallivm keeps one
+/// counter per invocation, shared by every loop (`LP_MAX_TGSI_LOOP_ITERATIONS`), and once it runs
+/// out every loop ends at its next test. A kernel that needs more silently skips the rest of its
+/// work: measured on Mesa 22.3, the fused kernel's sum over keys stopped after about 35,900 keys
+/// at head dim 64 (f32 or f16), 18,500 at 128 and 10,000 at 256 (f16), and the unfused P·V after
+/// 1,048,560 keys (16 per iteration), each giving a wrong output and no error.
+const LLVMPIPE_LOOP_BUDGET: u64 = 65_535;
+
+/// An upper bound of the loop iterations one invocation of the plan's longest kernel runs, from
+/// the loops of `wgsl/fused.wgsl` (every loop counted, none credited as unrolled, plus a quarter
+/// for the few the count misses: the measured limits above are all above this bound) and of
+/// `wgsl/unfused_*.wgsl` (whose inner loops have constant trip counts that Mesa unrolls, as the
+/// unfused limit of exactly 65,535 x 16 keys shows). `None` for the cooperative kernel, which
+/// llvmpipe does not run.
+fn loop_iterations(plan: &Plan) -> Option<u64> {
+    let desc = plan.desc();
+    let (d, dv, lk) = (
+        desc.head_dim as u64,
+        desc.v_head_dim as u64,
+        desc.kv_len as u64,
+    );
+    match plan.kernel() {
+        Kernel::Unfused => {
+            let softmax = 2 * lk.div_ceil(128) + 8;
+            let pv = lk.div_ceil(16) + 16;
+            let scores = d.div_ceil(16) + 16;
+            Some(softmax.max(pv).max(scores))
+        }
+        Kernel::Fused(t) => {
+            let (bq, bk, dc, kc, wg) = (
+                t.block_q as u64,
+                t.block_k as u64,
+                t.d_chunk as u64,
+                t.k_chunk as u64,
+                t.workgroup_size as u64,
+            );
+            let q_chunk = (bq * dc / 4).div_ceil(wg);
+            let streamed_q = if t.q_resident { 0 } else { q_chunk };
+            let per_tile = 1
+                + (d / dc) * (1 + streamed_q + (bk * dc / 4).div_ceil(wg) + dc)
+                + bk / 16
+                + (bk / kc) * (1 + (kc * dv / 4).div_ceil(wg) + kc / 4);
+            let once = (d / dc) * (1 + q_chunk) + bk / 16 + 16;
+            let total = lk.div_ceil(bk) * per_tile + once;
+            Some(total + total / 4)
+        }
+        Kernel::FusedCoop(_) => None,
+        Kernel::Vector(t) => {
+            // wgsl/vector.wgsl per tile: staging K and V, the scores (one dot product of d/4
+            // steps per thread and pass), two softmax loops over the tile's keys and up to four
+            // P V loops over them; wgsl/vector_reduce.wgsl: three loops over the splits.
+            let (bk, wg, rows) = (t.block_k as u64, t.workgroup_size as u64, t.rows as u64);
+            let (d4, dv4) = (d / 4, dv / 4);
+            let per_tile = 1
+                + (bk * d4).div_ceil(wg)
+                + (rows * bk).div_ceil(wg) * (1 + d4)
+                + 2 * bk
+                + (bk * dv4).div_ceil(wg)
+                + 4 * bk;
+            let tiles = (t.split_len as u64).div_ceil(bk);
+            let split_pass = tiles * per_tile + (rows * d4).div_ceil(wg) + 16;
+            let reduce = t.kv_splits as u64 * (3 + dv.div_ceil(64));
+            let total = split_pass.max(reduce);
+            Some(total + total / 4)
+        }
+    }
+}
+
+/// On llvmpipe, refuses a plan whose kernels would run past the loop budget (a typed error
+/// instead of a silently truncated result); elsewhere, and within the budget, does nothing.
+fn check_loop_budget(caps: &crate::Capabilities, plan: &Plan) -> Result<()> {
+    if !caps.adapter_name.to_lowercase().contains("llvmpipe") {
+        return Ok(());
+    }
+    match loop_iterations(plan) {
+        Some(n) if n > LLVMPIPE_LOOP_BUDGET => Err(Error::PathUnavailable {
+            path: plan.kernel().name().into(),
+            reason: format!(
+                "on llvmpipe every loop of a shader invocation ends after {LLVMPIPE_LOOP_BUDGET} \
+                 iterations in all (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS), and this kernel may need \
+                 {n} for kv_len {}: the result would be silently truncated{}",
+                plan.desc().kv_len,
+                match plan.kernel() {
+                    Kernel::Unfused => "",
+                    _ => "; Path::Unfused serves up to about a million keys there",
+                }
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `e`, or the device-lost error with wgpu's reason where the context knows the device is lost
+/// (a poll lets wgpu run the device-lost callback first).
+fn lost_or(ctx: &Context, e: Error) -> Error {
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = ctx.device().poll(wgpu::PollType::Poll);
+    ctx.check_not_lost().err().unwrap_or(e)
+}
+
+/// A buffer holding `bytes` (padded to whole 4-byte words), as
+/// `DeviceExt::create_buffer_init` makes one, except that a buffer whose creation failed (out of
+/// memory, over a limit, a lost device) is an error here, not a panic. The reason of a failed
+/// creation is in the caller's error scope; a lost device leaves none, hence the error returned.
+fn upload(
+    device: &wgpu::Device,
+    label: &str,
+    bytes: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: (bytes.len() as u64).next_multiple_of(4).max(4),
+        usage,
+        mapped_at_creation: true,
+    });
+    match buffer.get_mapped_range_mut(..) {
+        Ok(mut view) => view.slice(..bytes.len()).copy_from_slice(bytes),
+        Err(e) => {
+            return Err(Error::Gpu {
+                kind: GpuErrorKind::DeviceLost,
+                message: format!("uploading {label}: {e}"),
+            })
+        }
+    }
+    buffer.unmap();
+    Ok(buffer)
 }
 
 /// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll, in a

@@ -1,6 +1,6 @@
 //! The device, queue and pipeline cache every [`crate::Attention`] runs on.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::capabilities::Capabilities;
 use crate::desc::AttentionDesc;
@@ -24,6 +24,9 @@ struct Shared {
     runtime_checks: bool,
     /// Bound in the mask slot when a problem has no mask buffer.
     empty_mask: wgpu::Buffer,
+    /// Why the device was lost, once it was (set by the device-lost callback of
+    /// [`Context::headless`], or by [`Context::watch_device_loss`]).
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 /// A wgpu device and queue with what the crate knows about them. Cheap to clone (shared).
@@ -88,7 +91,45 @@ impl Context {
             #[cfg(target_arch = "wasm32")]
             web_sys::console::error_1(&message.into());
         }));
-        Ok(Self::from_wgpu(device, queue, &adapter))
+        let ctx = Self::from_wgpu(device, queue, &adapter);
+        ctx.watch_device_loss();
+        Ok(ctx)
+    }
+
+    /// Installs a device-lost callback that records the loss, after which every call on this
+    /// context (and its clones) returns `Error::Gpu` of kind `DeviceLost` with wgpu's reason
+    /// instead of working on dead resources. [`Context::headless`] does this for its own device;
+    /// a wgpu application that wraps its device with [`Context::from_wgpu`] may call it (it
+    /// replaces any device-lost callback the application set) or keep its own. Without it a lost
+    /// device still gives typed errors, only less precise ones (a failed map or upload).
+    pub fn watch_device_loss(&self) {
+        let lost = Arc::clone(&self.shared.lost);
+        self.shared
+            .device
+            .set_device_lost_callback(move |reason, message| {
+                let mut slot = lost.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert(format!("{reason:?}: {message}"));
+            });
+    }
+
+    /// Why the device was lost, if a watched device was (see [`Context::watch_device_loss`]).
+    pub fn device_lost(&self) -> Option<String> {
+        self.shared
+            .lost
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// `Err(Error::Gpu { kind: DeviceLost, .. })` once the device is known to be lost.
+    pub(crate) fn check_not_lost(&self) -> Result<()> {
+        match self.device_lost() {
+            Some(reason) => Err(Error::Gpu {
+                kind: crate::error::GpuErrorKind::DeviceLost,
+                message: reason,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Wraps a caller's device and queue (a wgpu application's own), so attention is recorded into
@@ -117,6 +158,7 @@ impl Context {
                 pipelines: PipelineCache::default(),
                 runtime_checks,
                 empty_mask,
+                lost: Arc::default(),
             }),
             fused_threshold: DEFAULT_FUSED_THRESHOLD,
         }
@@ -143,6 +185,7 @@ impl Context {
                 pipelines: PipelineCache::default(),
                 runtime_checks: checks,
                 empty_mask,
+                lost: Arc::clone(&s.lost),
             }),
             fused_threshold: self.fused_threshold,
         }

@@ -90,12 +90,13 @@ pub struct TensorLayout {
 }
 
 impl TensorLayout {
-    /// Contiguous `[batch, heads, len, dim]`.
+    /// Contiguous `[batch, heads, len, dim]`. Strides past `u64::MAX` saturate (validation
+    /// then rejects them).
     pub fn bhld(heads: u32, len: u32, dim: u32) -> Self {
         let (heads, len, dim) = (heads as u64, len as u64, dim as u64);
         TensorLayout {
             offset: 0,
-            batch_stride: heads * len * dim,
+            batch_stride: heads.saturating_mul(len).saturating_mul(dim),
             head_stride: len * dim,
             seq_stride: dim,
         }
@@ -106,7 +107,7 @@ impl TensorLayout {
         let (heads, len, dim) = (heads as u64, len as u64, dim as u64);
         TensorLayout {
             offset: 0,
-            batch_stride: len * heads * dim,
+            batch_stride: len.saturating_mul(heads).saturating_mul(dim),
             head_stride: dim,
             seq_stride: heads * dim,
         }
@@ -118,14 +119,35 @@ impl TensorLayout {
         self
     }
 
-    /// One past the largest element index this layout touches for the given extents.
+    /// One past the largest element index this layout touches for the given extents, saturated
+    /// at `u64::MAX` (0 when an extent is 0: nothing is touched).
     fn end(&self, batch: u32, heads: u32, len: u32, dim: u32) -> u64 {
-        self.offset
-            + (batch as u64 - 1) * self.batch_stride
-            + (heads as u64 - 1) * self.head_stride
-            + (len as u64 - 1) * self.seq_stride
-            + dim as u64
+        end_index(
+            self.offset,
+            [
+                (batch, self.batch_stride),
+                (heads, self.head_stride),
+                (len, self.seq_stride),
+            ],
+            dim,
+        )
     }
+}
+
+/// `offset + Σ (extent - 1) * stride + inner`, exactly (in u128) and saturated at `u64::MAX`,
+/// or 0 when an extent is 0. Wrapping here would let a huge stride or offset pass the 32-bit
+/// index check with a small sum while the kernels index far outside the buffer.
+fn end_index(offset: u64, dims: [(u32, u64); 3], inner: u32) -> u64 {
+    if inner == 0 || dims.iter().any(|&(extent, _)| extent == 0) {
+        return 0;
+    }
+    let end = dims
+        .iter()
+        .map(|&(extent, stride)| (extent as u128 - 1) * stride as u128)
+        .sum::<u128>()
+        + offset as u128
+        + inner as u128;
+    u64::try_from(end).unwrap_or(u64::MAX)
 }
 
 /// Where the elements of a boolean or additive mask live, in elements of the mask's type.
@@ -153,7 +175,7 @@ impl MaskLayout {
         let head = q_len as u64 * row;
         let head_stride = if per_head { head } else { 0 };
         let batch_stride = if per_batch {
-            head * if per_head { q_heads as u64 } else { 1 }
+            head.saturating_mul(if per_head { q_heads as u64 } else { 1 })
         } else {
             0
         };
@@ -166,11 +188,15 @@ impl MaskLayout {
     }
 
     fn end(&self, batch: u32, q_heads: u32, q_len: u32, kv_len: u32) -> u64 {
-        self.offset
-            + (batch as u64 - 1) * self.batch_stride
-            + (q_heads as u64 - 1) * self.head_stride
-            + (q_len as u64 - 1) * self.q_stride
-            + kv_len as u64
+        end_index(
+            self.offset,
+            [
+                (batch, self.batch_stride),
+                (q_heads, self.head_stride),
+                (q_len, self.q_stride),
+            ],
+            kv_len,
+        )
     }
 }
 
@@ -220,6 +246,11 @@ impl Mask {
 
 /// The largest head dimension the kernels support.
 pub const MAX_HEAD_DIM: u32 = 256;
+
+/// The longest `q_len` and `kv_len` the kernels support, 2^30: their tile counters and causal
+/// indices are 32-bit (a `kv_len` near `u32::MAX`, possible with stride-0 K and V, would wrap a
+/// tile counter and never end; one at or past 2^31 breaks the signed causal comparison).
+pub const MAX_SEQ_LEN: u32 = 1 << 30;
 
 /// A complete description of one attention problem.
 ///
@@ -408,9 +439,10 @@ impl AttentionDesc {
         self.layout(tensor).end(self.batch, heads, len, dim)
     }
 
-    /// Bytes a buffer of this tensor must hold.
+    /// Bytes a buffer of this tensor must hold (saturated at `u64::MAX`).
     pub fn required_bytes(&self, tensor: Tensor) -> u64 {
-        self.required_elements(tensor) * self.element_bytes(tensor)
+        self.required_elements(tensor)
+            .saturating_mul(self.element_bytes(tensor))
     }
 
     /// Floating-point operations of the problem, `4 * B * Hq * Lq * Lk * D`-style (2 per
@@ -420,21 +452,33 @@ impl AttentionDesc {
         let visible = match self.mask {
             Mask::Causal(align) => {
                 let shift = match align {
-                    CausalAlignment::BottomRight => self.kv_len as i64 - self.q_len as i64,
+                    CausalAlignment::BottomRight => self.kv_len as i128 - self.q_len as i128,
                     CausalAlignment::TopLeft => 0,
                 };
-                (0..self.q_len as i64)
-                    .map(|i| (i + shift + 1).clamp(0, self.kv_len as i64) as f64)
-                    .sum::<f64>()
+                // Σ_{i < q_len} clamp(i + shift + 1, 0, kv_len) in closed form (a loop over the
+                // rows took seconds for q_len near u32::MAX): F(x) = Σ_{t=1..x} min(t, kv_len).
+                let lk = self.kv_len as i128;
+                let f = |x: i128| -> i128 {
+                    if x <= 0 {
+                        0
+                    } else if x <= lk {
+                        x * (x + 1) / 2
+                    } else {
+                        lk * (lk + 1) / 2 + (x - lk) * lk
+                    }
+                };
+                (f(shift + self.q_len as i128) - f(shift)) as f64
             }
             _ => self.q_len as f64 * self.kv_len as f64,
         };
         2.0 * rows * visible * (self.head_dim as f64 + self.v_head_dim as f64)
     }
 
-    /// Checks that the description is consistent with itself: non-zero sizes, divisible heads,
-    /// supported head dims, a finite scale, layouts with a contiguous last dimension whose indices
-    /// fit the kernels' 32-bit arithmetic, and an output whose elements do not overlap.
+    /// Checks that the description is consistent with itself: non-zero sizes, sequence lengths up
+    /// to [`MAX_SEQ_LEN`], divisible heads, supported head dims, a finite scale whose log2 form
+    /// (`scale * log2(e)`, what the kernels multiply by) is finite too, layouts with a contiguous
+    /// last dimension whose indices fit the kernels' 32-bit arithmetic, and an output whose
+    /// elements do not overlap.
     pub fn validate(&self) -> Result<()> {
         for (field, value) in [
             ("batch", self.batch),
@@ -445,6 +489,16 @@ impl AttentionDesc {
         ] {
             if value == 0 {
                 return Err(Error::invalid(field, value, "must be at least 1"));
+            }
+        }
+        for (field, value) in [("q_len", self.q_len), ("kv_len", self.kv_len)] {
+            if value > MAX_SEQ_LEN {
+                return Err(Error::limit(
+                    field,
+                    value as u64,
+                    "MAX_SEQ_LEN (32-bit tile counters and causal indices of the kernels)",
+                    MAX_SEQ_LEN as u64,
+                ));
             }
         }
         if !self.q_heads.is_multiple_of(self.kv_heads) {
@@ -466,6 +520,16 @@ impl AttentionDesc {
         if let Some(scale) = self.scale {
             if !scale.is_finite() {
                 return Err(Error::invalid("scale", scale, "must be finite"));
+            }
+            if !(scale * std::f32::consts::LOG2_E).is_finite() {
+                return Err(Error::invalid(
+                    "scale",
+                    scale,
+                    format!(
+                        "|scale| must be at most f32::MAX / log2(e) = {:e} (the kernels use scale * log2(e))",
+                        f32::MAX / std::f32::consts::LOG2_E
+                    ),
+                ));
             }
         }
         for tensor in [Tensor::Q, Tensor::K, Tensor::V, Tensor::Out, Tensor::Mask] {
@@ -557,6 +621,82 @@ mod tests {
         );
         let e = d.validate().unwrap_err();
         assert_eq!(e.field(), Some("out.head_stride"));
+    }
+
+    #[test]
+    fn index_sums_that_wrap_u64_are_rejected() {
+        // offset + head_stride wraps to 2^64 + 100 + ...: a wrapping sum would be small and pass
+        // the 32-bit check while the kernels start reading at offset mod 2^32 (about 4e9).
+        let d = AttentionDesc::new(1, 2, 2, 4, 4, 8).with_layout(
+            Tensor::K,
+            TensorLayout {
+                offset: u64::MAX - (1 << 20) + 1,
+                batch_stride: 0,
+                head_stride: (1 << 20) + 100,
+                seq_stride: 8,
+            },
+        );
+        assert_eq!(d.required_elements(Tensor::K), u64::MAX);
+        let e = d.validate().unwrap_err();
+        assert_eq!(e.field(), Some("k elements (offset + strides * extents)"));
+        // Default layouts of absurd sizes: heads * len * dim is past u64 too.
+        let d = AttentionDesc::new(3, 1 << 31, 1 << 31, 1 << 30, 1 << 30, 256);
+        assert_eq!(d.required_elements(Tensor::Q), u64::MAX);
+        assert!(d.validate().is_err());
+        // Zero extents need no elements (and do not underflow).
+        assert_eq!(
+            AttentionDesc::new(0, 1, 1, 1, 1, 8).required_elements(Tensor::Q),
+            0
+        );
+    }
+
+    #[test]
+    fn sequence_lengths_past_the_kernels_counters_are_rejected() {
+        // Stride-0 K and V make any kv_len cheap in memory; the kernels' u32 tile counter would
+        // wrap past u32::MAX - BK and loop forever.
+        let broadcast = TensorLayout {
+            offset: 0,
+            batch_stride: 0,
+            head_stride: 0,
+            seq_stride: 0,
+        };
+        let d = AttentionDesc::new(1, 1, 1, 1, u32::MAX, 8)
+            .with_layout(Tensor::K, broadcast)
+            .with_layout(Tensor::V, broadcast);
+        assert_eq!(d.validate().unwrap_err().field(), Some("kv_len"));
+        let mut ok = d.clone();
+        ok.kv_len = MAX_SEQ_LEN;
+        assert!(ok.validate().is_ok());
+    }
+
+    #[test]
+    fn scales_whose_log2_form_overflows_are_rejected() {
+        let d = AttentionDesc::new(1, 1, 1, 4, 4, 8);
+        assert!(d.clone().with_scale(2.4e38).validate().is_err());
+        assert!(d.clone().with_scale(-2.4e38).validate().is_err());
+        assert!(d.clone().with_scale(2.3e38).validate().is_ok());
+        assert!(d.with_scale(0.0).validate().is_ok());
+    }
+
+    #[test]
+    fn causal_flops_match_a_count_of_visible_keys_and_are_instant_for_huge_lengths() {
+        for (lq, lk) in [(1, 1), (4, 4), (3, 7), (7, 3), (1, 100), (100, 1), (33, 65)] {
+            for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+                let d = AttentionDesc::new(1, 1, 1, lq, lk, 8).with_mask(Mask::Causal(align));
+                let shift = match align {
+                    CausalAlignment::BottomRight => lk as i64 - lq as i64,
+                    CausalAlignment::TopLeft => 0,
+                };
+                let visible: i64 = (0..lq as i64)
+                    .flat_map(|i| (0..lk as i64).filter(move |&j| j <= i + shift))
+                    .count() as i64;
+                assert_eq!(d.flops(), visible as f64 * 32.0, "{lq}x{lk} {align:?}");
+            }
+        }
+        let huge = AttentionDesc::new(1, 1, 1, u32::MAX, u32::MAX, 8)
+            .with_mask(Mask::Causal(CausalAlignment::TopLeft));
+        let n = u32::MAX as f64;
+        assert_eq!(huge.flops(), n * (n + 1.0) / 2.0 * 32.0);
     }
 
     #[test]

@@ -247,17 +247,39 @@ fn broadcast_mask(
         }
     }
     let lk = desc.kv_len as usize;
-    // A key dimension of extent 1 is repeated: the kernels read keys contiguously.
-    fn repeat_each<T: Copy>(x: &[T], times: usize) -> Vec<T> {
-        x.iter()
-            .flat_map(|&e| std::iter::repeat_n(e, times))
-            .collect()
+    // A key dimension of extent 1 is repeated: the kernels read keys contiguously. The expansion
+    // is quadratic in a small file's sizes (a [1, 1, Lq, 1] mask becomes Lq * Lk elements), so it
+    // is bounded before anything is allocated: by 4 GiB (past every adapter's 32-bit element
+    // index or storage binding), and by what the host can reserve.
+    fn repeat_each<T: Copy>(x: &[T], times: usize, shape: &[usize]) -> Result<Vec<T>> {
+        let n = (x.len() as u64).saturating_mul(times as u64);
+        let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+        if bytes > u32::MAX as u64 {
+            return Err(Error::file(
+                "mask",
+                format!(
+                    "has shape {shape:?}: broadcast over {times} keys it would take {bytes} bytes, \
+                     more than the 4 GiB a mask buffer may have"
+                ),
+            ));
+        }
+        let mut out = Vec::new();
+        out.try_reserve_exact(n as usize).map_err(|e| {
+            Error::file(
+                "mask",
+                format!("broadcasting to {n} elements: cannot allocate ({e})"),
+            )
+        })?;
+        for &e in x {
+            out.extend(std::iter::repeat_n(e, times));
+        }
+        Ok(out)
     }
     let data = if full[3] == 1 && lk > 1 {
         match data {
-            HostTensor::F32(x) => HostTensor::F32(repeat_each(&x, lk)),
-            HostTensor::F16(x) => HostTensor::F16(repeat_each(&x, lk)),
-            HostTensor::Bool(x) => HostTensor::Bool(repeat_each(&x, lk)),
+            HostTensor::F32(x) => HostTensor::F32(repeat_each(&x, lk, shape)?),
+            HostTensor::F16(x) => HostTensor::F16(repeat_each(&x, lk, shape)?),
+            HostTensor::Bool(x) => HostTensor::Bool(repeat_each(&x, lk, shape)?),
         }
     } else {
         data

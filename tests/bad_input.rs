@@ -238,3 +238,83 @@ fn host_slices_that_do_not_fit_the_description() {
         .run(&full, &full, &full, Some(HostMask::Additive(&[0.0; 64])))
         .is_ok());
 }
+
+#[test]
+fn buffers_of_sizes_that_are_not_whole_words() {
+    let Some(ctx) = ctx() else { return };
+    if !ctx.capabilities().shader_f16 {
+        eprintln!("SKIPPED: odd-size f16 buffers (no SHADER_F16)");
+        return;
+    }
+    // f16 q starting one element in: 2 * (1 + 256) = 514 bytes, not a whole number of words.
+    let desc = AttentionDesc::new(1, 2, 2, 4, 4, 32)
+        .with_dtype(DType::F16)
+        .with_layout(Tensor::Q, TensorLayout::bhld(2, 4, 32).with_offset(1));
+    assert_eq!(desc.required_bytes(Tensor::Q), 514);
+    let attention = Attention::new(ctx, &desc).unwrap();
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    let kv_bytes = desc.required_bytes(Tensor::K);
+    let (k, v, out) = (
+        storage(ctx, kv_bytes, usage),
+        storage(ctx, kv_bytes, usage),
+        storage(ctx, kv_bytes, usage | wgpu::BufferUsages::COPY_SRC),
+    );
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    // Exactly 514 bytes: storage bindings are whole words, so the last element cannot be bound.
+    let exact = storage(ctx, 514, usage);
+    let e = assert_field(
+        attention.encode(
+            &mut encoder,
+            &AttentionBuffers {
+                q: &exact,
+                k: &k,
+                v: &v,
+                out: &out,
+                mask: None,
+            },
+        ),
+        "q",
+    );
+    assert!(e.to_string().contains("4-byte words"), "{e}");
+    // 518 bytes (odd, but past the last word the tensor needs): bound as 516 and computed right
+    // (equal keys: every output is the V row value).
+    let odd = storage(ctx, 518, usage);
+    let one = half::f16::ONE;
+    ctx.queue()
+        .write_buffer(&odd, 0, bytemuck::cast_slice(&vec![one; 258]));
+    let v_values: Vec<half::f16> = (0..kv_bytes / 2)
+        .map(|i| half::f16::from_f32((i % 32) as f32 / 32.0))
+        .collect();
+    ctx.queue()
+        .write_buffer(&v, 0, bytemuck::cast_slice(&v_values));
+    attention
+        .encode(
+            &mut encoder,
+            &AttentionBuffers {
+                q: &odd,
+                k: &k,
+                v: &v,
+                out: &out,
+                mask: None,
+            },
+        )
+        .unwrap();
+    let staging = storage(
+        ctx,
+        desc.required_bytes(Tensor::Out),
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    );
+    encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, staging.size());
+    ctx.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let result: Vec<half::f16> =
+        bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+    for (i, x) in result.iter().enumerate() {
+        assert_eq!(x.to_f32(), (i % 32) as f32 / 32.0, "element {i}");
+    }
+}

@@ -46,3 +46,21 @@ pub fn assert_cases(ctx: &Context, cases: &[CheckCase]) {
 
 /// The two kernels every description can run on.
 pub const PATHS: [Path; 2] = [Path::Unfused, Path::Fused];
+
+/// Cases of a property-based harness: `PROPTEST_CASES` when set (the long run), else `default`
+/// (the short run CI does).
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Cases of a harness that runs on the adapter: `WGPU_SDPA_GPU_CASES` when set, else
+/// `PROPTEST_CASES / 50` when that is set, else `default`.
+pub fn gpu_cases(default: u32) -> u32 {
+    let env = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u32>().ok());
+    env("WGPU_SDPA_GPU_CASES")
+        .or_else(|| env("PROPTEST_CASES").map(|n| (n / 50).max(1)))
+        .unwrap_or(default)
+}

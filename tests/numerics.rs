@@ -1,0 +1,630 @@
+//! Numerical edge cases on every kernel the adapter has: the unfused kernels, the portable fused
+//! kernel, and the cooperative-matrix fused kernel where the adapter lists a configuration (it is
+//! reported as skipped elsewhere, lavapipe included). Each case is compared with the f64
+//! reference or with values known in closed form.
+//!
+//! - rows whose every key is masked (boolean, additive -inf, causal) come out as exact zeros;
+//! - additive -inf masks never produce NaN;
+//! - a key whose K row is -inf: excluded, as IEEE arithmetic and the reference say, when q·k is
+//!   -inf; the cases where IEEE gives NaN or every key is -inf are pinned to the documented
+//!   behaviour (README "Reliability");
+//! - scores of magnitude 1e4 from f16 inputs whose dot products pass f16's range (f32
+//!   accumulation, max-subtracted softmax);
+//! - kv_len 66,048 with an additive -1e4 mask on half the keys (MLX's long masked case).
+
+mod common;
+
+use common::ctx;
+use half::f16;
+use wgpu_sdpa::kernels::fused_coop::listed_fragment;
+use wgpu_sdpa::reference::default_atol;
+use wgpu_sdpa::{
+    attention_reference, compare, Attention, AttentionDesc, CausalAlignment, Context, DType,
+    Element, HostMask, Kernel, Mask, MaskLayout, Path, PlanOptions, RefMask, Tensor,
+};
+
+/// A kernel to run: its name and the options that force it.
+struct KernelChoice {
+    name: &'static str,
+    options: PlanOptions,
+}
+
+/// Every kernel the adapter has for `dtype`; the cooperative one is listed as skipped (printed)
+/// where the adapter lists no configuration.
+fn kernels(ctx: &Context, dtype: DType) -> Vec<KernelChoice> {
+    let o = |path, cooperative| PlanOptions {
+        path,
+        cooperative,
+        ..ctx.plan_options()
+    };
+    let mut out = vec![
+        KernelChoice {
+            name: "unfused",
+            options: o(Path::Unfused, None),
+        },
+        KernelChoice {
+            name: "fused portable",
+            options: o(Path::Fused, Some(false)),
+        },
+    ];
+    if listed_fragment(ctx.capabilities(), dtype).is_some() {
+        out.push(KernelChoice {
+            name: "fused cooperative",
+            options: o(Path::Fused, Some(true)),
+        });
+    } else {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "SKIPPED: the cooperative-matrix kernel in every case here ({} lists no configuration)",
+                ctx.capabilities().adapter_name
+            )
+        });
+    }
+    out
+}
+
+fn dtypes(ctx: &Context) -> Vec<DType> {
+    if ctx.capabilities().shader_f16 {
+        vec![DType::F32, DType::F16]
+    } else {
+        eprintln!("SKIPPED: f16 cases (no SHADER_F16)");
+        vec![DType::F32]
+    }
+}
+
+/// Host inputs in f64, rounded to the dtype before anything uses them.
+struct Inputs {
+    q: Vec<f64>,
+    k: Vec<f64>,
+    v: Vec<f64>,
+    mask_bool: Option<Vec<bool>>,
+    mask_add: Option<Vec<f64>>,
+}
+
+fn round(dtype: DType, x: &[f64]) -> Vec<f64> {
+    match dtype {
+        DType::F32 => x.iter().map(|&e| e as f32 as f64).collect(),
+        DType::F16 => x.iter().map(|&e| f16::from_f64(e).to_f64()).collect(),
+    }
+}
+
+/// Whether the adapter is Mesa's llvmpipe, whose loop budget (65,535 iterations per invocation)
+/// `Attention` enforces with a typed error.
+fn llvmpipe(ctx: &Context) -> bool {
+    ctx.capabilities()
+        .adapter_name
+        .to_lowercase()
+        .contains("llvmpipe")
+}
+
+/// Runs `desc` with kernel `choice` and returns (output, reference), both in f64.
+fn run(
+    ctx: &Context,
+    desc: &AttentionDesc,
+    choice: &KernelChoice,
+    inputs: &Inputs,
+) -> (Vec<f64>, Vec<f64>) {
+    fn typed<T: Element>(attention: &Attention, inputs: &Inputs) -> wgpu_sdpa::Result<Vec<f64>> {
+        let cast = |x: &[f64]| x.iter().map(|&e| T::from_f64(e)).collect::<Vec<T>>();
+        let (q, k, v) = (cast(&inputs.q), cast(&inputs.k), cast(&inputs.v));
+        let add = inputs.mask_add.as_deref().map(cast);
+        let mask = match (&inputs.mask_bool, &add) {
+            (Some(m), _) => Some(HostMask::Boolean(m)),
+            (_, Some(m)) => Some(HostMask::Additive(m)),
+            _ => None,
+        };
+        Ok(attention
+            .run(&q, &k, &v, mask)?
+            .into_iter()
+            .map(|x| x.to_f64())
+            .collect())
+    }
+    let attention = Attention::with_options(ctx, desc, &choice.options)
+        .unwrap_or_else(|e| panic!("{}: {e}", choice.name));
+    let kernel_ok = matches!(
+        (choice.name, attention.plan().kernel()),
+        ("unfused", Kernel::Unfused)
+            | ("fused portable", Kernel::Fused(_))
+            | ("fused cooperative", Kernel::FusedCoop(_))
+    );
+    assert!(kernel_ok, "{}: planned {}", choice.name, attention.plan());
+    let out = match desc.dtype {
+        DType::F32 => typed::<f32>(&attention, inputs),
+        DType::F16 => typed::<f16>(&attention, inputs),
+    }
+    .unwrap_or_else(|e| panic!("{}: {e}", choice.name));
+    let ref_mask = match (&inputs.mask_bool, &inputs.mask_add) {
+        (Some(m), _) => Some(RefMask::Boolean(m)),
+        (_, Some(m)) => Some(RefMask::Additive(m)),
+        _ => None,
+    };
+    let reference = attention_reference(desc, &inputs.q, &inputs.k, &inputs.v, ref_mask);
+    (out, reference)
+}
+
+/// A small deterministic generator (xorshift), uniform in [lo, hi).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn uniform(&mut self, n: u64, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| lo + (hi - lo) * self.next()).collect()
+    }
+    fn int(&mut self, n: u64, lo: i32, hi: i32) -> Vec<f64> {
+        (0..n)
+            .map(|_| (lo + (self.next() * (hi - lo + 1) as f64) as i32).min(hi) as f64)
+            .collect()
+    }
+}
+
+fn assert_matches(name: &str, desc: &AttentionDesc, out: &[f64], reference: &[f64]) {
+    let c = compare(desc, out, reference, default_atol(desc.dtype));
+    assert!(c.passed(), "{name}: {c:?}");
+    let nan = out.iter().filter(|x| x.is_nan()).count();
+    assert_eq!(nan, 0, "{name}: {nan} NaN outputs");
+}
+
+/// Output row `(b, h, i)` of a contiguous output.
+fn row<'a>(desc: &AttentionDesc, out: &'a [f64], b: u32, h: u32, i: u32) -> &'a [f64] {
+    let dv = desc.v_head_dim as usize;
+    let at = (((b * desc.q_heads + h) * desc.q_len + i) as usize) * dv;
+    &out[at..at + dv]
+}
+
+/// A masked case: name, problem, boolean mask, additive mask, the rows that must be zero.
+type MaskCase = (
+    &'static str,
+    AttentionDesc,
+    Option<Vec<bool>>,
+    Option<Vec<f64>>,
+    Vec<u32>,
+);
+
+#[test]
+fn fully_masked_rows_are_exact_zeros() {
+    let Some(ctx) = ctx() else { return };
+    let (b, h, lq, lk, d) = (1, 2, 40, 50, 32);
+    for dtype in dtypes(ctx) {
+        for choice in kernels(ctx, dtype) {
+            let base = AttentionDesc::new(b, h, 1, lq, lk, d).with_dtype(dtype);
+            let mut rng = Rng(17);
+            let mut inputs = Inputs {
+                q: round(dtype, &rng.uniform((b * h * lq * d) as u64, -1.0, 1.0)),
+                k: round(dtype, &rng.uniform((b * lk * d) as u64, -1.0, 1.0)),
+                v: round(dtype, &rng.uniform((b * lk * d) as u64, -1.0, 1.0)),
+                mask_bool: None,
+                mask_add: None,
+            };
+            // Rows 0, 7 and 39 of every head masked entirely; the others keep a random 70%.
+            let masked_rows = [0u32, 7, 39];
+            let layout = MaskLayout::dense(false, true, h, lq, lk);
+            let n = base
+                .clone()
+                .with_mask(Mask::Boolean(layout))
+                .required_elements(Tensor::Mask);
+            let keep: Vec<bool> = (0..n)
+                .map(|i| {
+                    let row = ((i / lk as u64) % lq as u64) as u32;
+                    !masked_rows.contains(&row) && rng.next() < 0.7
+                })
+                .collect();
+            let additive: Vec<f64> = keep
+                .iter()
+                .map(|&k| if k { 0.25 } else { f64::NEG_INFINITY })
+                .collect();
+            let cases: Vec<MaskCase> = vec![
+                (
+                    "boolean",
+                    base.clone().with_mask(Mask::Boolean(layout)),
+                    Some(keep.clone()),
+                    None,
+                    masked_rows.to_vec(),
+                ),
+                (
+                    "additive -inf",
+                    base.clone().with_mask(Mask::Additive(layout)),
+                    None,
+                    Some(additive),
+                    masked_rows.to_vec(),
+                ),
+                (
+                    // 40 queries on 12 keys, bottom-right: rows 0..28 see no key.
+                    "causal bottom-right lq > lk",
+                    AttentionDesc::new(b, h, 1, lq, 12, d)
+                        .with_dtype(dtype)
+                        .with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+                    None,
+                    None,
+                    (0..lq - 12).collect(),
+                ),
+            ];
+            for (name, desc, mb, ma, zero_rows) in cases {
+                inputs.mask_bool = mb;
+                inputs.mask_add = ma;
+                if desc.kv_len != lk {
+                    inputs.k.truncate((b * desc.kv_len * d) as usize);
+                    inputs.v.truncate((b * desc.kv_len * d) as usize);
+                }
+                let (out, reference) = run(ctx, &desc, &choice, &inputs);
+                let label = format!("{} {dtype} {name}", choice.name);
+                assert_matches(&label, &desc, &out, &reference);
+                for hh in 0..h {
+                    for &i in &zero_rows {
+                        let r = row(&desc, &out, 0, hh, i);
+                        assert!(
+                            r.iter().all(|&x| x == 0.0),
+                            "{label}: masked row {i} of head {hh} is {r:?}"
+                        );
+                    }
+                    // The rows that see keys are not all zero (inputs in (-1, 1)).
+                    let seen = (0..lq).find(|i| !zero_rows.contains(i)).unwrap();
+                    assert!(row(&desc, &out, 0, hh, seen).iter().any(|&x| x != 0.0));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn additive_minus_infinity_never_gives_nan() {
+    let Some(ctx) = ctx() else { return };
+    let (b, h, lq, lk, d) = (2, 2, 36, 70, 64);
+    for dtype in dtypes(ctx) {
+        for choice in kernels(ctx, dtype) {
+            let layout = MaskLayout::dense(true, true, h, lq, lk);
+            let desc = AttentionDesc::new(b, h, 2, lq, lk, d)
+                .with_dtype(dtype)
+                .with_mask(Mask::Additive(layout));
+            let mut rng = Rng(99);
+            let n = desc.required_elements(Tensor::Mask);
+            // Half the entries -inf, every entry of keys 0..10 -inf (whole columns), and
+            // finite ones large enough to matter.
+            let mask: Vec<f64> = (0..n)
+                .map(|i| {
+                    let key = i % lk as u64;
+                    if key < 10 || rng.next() < 0.5 {
+                        f64::NEG_INFINITY
+                    } else {
+                        round(dtype, &[rng.next() * 40.0 - 20.0])[0]
+                    }
+                })
+                .collect();
+            let inputs = Inputs {
+                q: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::Q), -2.0, 2.0),
+                ),
+                k: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::K), -2.0, 2.0),
+                ),
+                v: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::V), 0.0, 1.0),
+                ),
+                mask_bool: None,
+                mask_add: Some(mask),
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert!(out.iter().all(|x| x.is_finite()), "{} {dtype}", choice.name);
+            assert_matches(&format!("{} {dtype}", choice.name), &desc, &out, &reference);
+        }
+    }
+}
+
+#[test]
+fn key_rows_of_minus_infinity() {
+    let Some(ctx) = ctx() else { return };
+    let (h, lq, lk, d) = (2u32, 33u32, 40u32, 32u32);
+    let minus_inf_keys = [3u32, 17, 39];
+    for dtype in dtypes(ctx) {
+        for choice in kernels(ctx, dtype) {
+            let label = format!("{} {dtype}", choice.name);
+            let desc = AttentionDesc::new(1, h, 1, lq, lk, d).with_dtype(dtype);
+            let mut rng = Rng(5);
+            let mut k = round(dtype, &rng.uniform((lk * d) as u64, -1.0, 1.0));
+            for &j in &minus_inf_keys {
+                k[(j * d) as usize..((j + 1) * d) as usize].fill(f64::NEG_INFINITY);
+            }
+            let v = round(dtype, &rng.uniform((lk * d) as u64, 0.0, 1.0));
+
+            // 1. q > 0 everywhere: q·k = -inf for those keys, a weight of exactly 0 in IEEE
+            // arithmetic and in the reference. The kernels match the reference.
+            let q_pos = round(dtype, &rng.uniform((h * lq * d) as u64, 0.05, 1.0));
+            let inputs = Inputs {
+                q: q_pos.clone(),
+                k: k.clone(),
+                v: v.clone(),
+                mask_bool: None,
+                mask_add: None,
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert_matches(&format!("{label} q > 0"), &desc, &out, &reference);
+
+            // 2. q with both signs: q·k = -inf + inf = NaN for those keys. IEEE (and the
+            // reference) then give NaN rows; the kernels clamp every score with max(s, FLOOR),
+            // and WGSL leaves max(NaN, x) to the implementation. Documented: a row is either
+            // NaN, or equal to the reference with those keys excluded.
+            let q_mixed = round(dtype, &rng.uniform((h * lq * d) as u64, -1.0, 1.0));
+            let inputs = Inputs {
+                q: q_mixed.clone(),
+                k: k.clone(),
+                v: v.clone(),
+                mask_bool: None,
+                mask_add: None,
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert!(
+                reference.iter().all(|x| x.is_nan()),
+                "the reference is IEEE"
+            );
+            let excluded_desc = desc
+                .clone()
+                .with_mask(Mask::Boolean(MaskLayout::dense(false, false, h, lq, lk)));
+            let keep: Vec<bool> = (0..lq * lk)
+                .map(|i| !minus_inf_keys.contains(&(i % lk)))
+                .collect();
+            let excluded_ref = attention_reference(
+                &excluded_desc,
+                &q_mixed,
+                &k,
+                &v,
+                Some(RefMask::Boolean(&keep)),
+            );
+            let (mut nan_rows, mut excluded_rows) = (0, 0);
+            for hh in 0..h {
+                for i in 0..lq {
+                    let r = row(&desc, &out, 0, hh, i);
+                    if r.iter().all(|x| x.is_nan()) {
+                        nan_rows += 1;
+                        continue;
+                    }
+                    let e = row(&desc, &excluded_ref, 0, hh, i);
+                    let atol = default_atol(dtype);
+                    let worst = r
+                        .iter()
+                        .zip(e)
+                        .map(|(o, x)| (o - x).abs() - atol * x.abs())
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    assert!(
+                        worst <= atol,
+                        "{label}: row {i} is neither NaN nor the reference without the -inf keys ({worst})"
+                    );
+                    excluded_rows += 1;
+                }
+            }
+            println!(
+                "{label}: K rows of -inf met by q of both signs: {nan_rows} NaN rows, {excluded_rows} rows with those keys excluded"
+            );
+
+            // 3. Every key -inf, q > 0: every score is -inf. The reference calls the row fully
+            // masked (zeros); the kernels clamp every score to the same floor and average V
+            // (documented).
+            let all_inf = vec![f64::NEG_INFINITY; (lk * d) as usize];
+            let inputs = Inputs {
+                q: q_pos.clone(),
+                k: all_inf,
+                v: v.clone(),
+                mask_bool: None,
+                mask_add: None,
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert!(reference.iter().all(|&x| x == 0.0));
+            let mean: Vec<f64> = (0..d as usize)
+                .map(|c| (0..lk as usize).map(|j| v[j * d as usize + c]).sum::<f64>() / lk as f64)
+                .collect();
+            for hh in 0..h {
+                for i in 0..lq {
+                    let r = row(&desc, &out, 0, hh, i);
+                    for (c, (&o, &m)) in r.iter().zip(&mean).enumerate() {
+                        assert!(
+                            (o - m).abs() <= 2.0 * default_atol(dtype) * (1.0 + m.abs()),
+                            "{label}: all keys -inf, row {i} col {c}: {o} vs mean of V {m}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scores_of_magnitude_1e4_from_f16_inputs() {
+    let Some(ctx) = ctx() else { return };
+    let (h, lq, lk, d) = (2u32, 40u32, 64u32, 64u32);
+    for dtype in dtypes(ctx) {
+        for choice in kernels(ctx, dtype) {
+            let label = format!("{} {dtype}", choice.name);
+            // Integers in [-60, 60]: exact in f16, every product and partial sum exact in f32.
+            // Query row i copies key (7 i) % lk, so its top score is scale * |q_i|^2, about
+            // 0.13 * 64 * 1220 ~ 1e4, while q·k itself passes f16's largest value (65504).
+            let mut rng = Rng(1234);
+            let k = rng.int((lk * d) as u64, -60, 60);
+            let v = rng.uniform((lk * d) as u64, 0.0, 1.0);
+            let mut q = Vec::new();
+            for _hh in 0..h {
+                for i in 0..lq {
+                    let j = ((7 * i) % lk) as usize;
+                    q.extend_from_slice(&k[j * d as usize..(j + 1) * d as usize]);
+                }
+            }
+            let scale = 0.13f32;
+            let desc = AttentionDesc::new(1, h, 1, lq, lk, d)
+                .with_dtype(dtype)
+                .with_scale(scale);
+            let inputs = Inputs {
+                q: q.clone(),
+                k: k.clone(),
+                v: round(dtype, &v),
+                mask_bool: None,
+                mask_add: None,
+            };
+            // The data is what the test claims: f16-overflowing dot products, scores ~1e4, and a
+            // clear winner per row (gap > 20), so the answer is that key's V.
+            let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+            let mut max_dot: f64 = 0.0;
+            let mut max_score: f64 = 0.0;
+            for i in 0..lq as usize {
+                let qi = &q[i * d as usize..(i + 1) * d as usize];
+                let mut scores: Vec<f64> = (0..lk as usize)
+                    .map(|j| scale as f64 * dot(qi, &k[j * d as usize..(j + 1) * d as usize]))
+                    .collect();
+                max_dot =
+                    max_dot.max(scores.iter().fold(0.0f64, |m, s| m.max(s.abs())) / scale as f64);
+                scores.sort_by(|a, b| b.total_cmp(a));
+                max_score = max_score.max(scores[0]);
+                assert!(scores[0] - scores[1] > 20.0, "row {i}: no clear winner");
+            }
+            assert!(
+                max_dot > 65504.0 && max_score > 9000.0,
+                "{max_dot} {max_score}"
+            );
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert!(
+                out.iter().all(|x| x.is_finite()),
+                "{label}: non-finite output"
+            );
+            assert_matches(&label, &desc, &out, &reference);
+            println!("{label}: scores up to {max_score:.0}, |q·k| up to {max_dot:.0}: matches");
+        }
+    }
+}
+
+#[test]
+fn kv_len_66048_with_an_additive_mask_of_minus_1e4_on_half_the_keys() {
+    let Some(ctx) = ctx() else { return };
+    // MLX's long masked case, kept small elsewhere: 2 query heads on 1 KV head, 4 queries.
+    let (h, lq, lk, d) = (2u32, 4u32, 66_048u32, 64u32);
+    for dtype in dtypes(ctx) {
+        for choice in kernels(ctx, dtype) {
+            let started = std::time::Instant::now();
+            let label = format!("{} {dtype}", choice.name);
+            let layout = MaskLayout::dense(false, false, h, lq, lk);
+            let desc = AttentionDesc::new(1, h, 1, lq, lk, d)
+                .with_dtype(dtype)
+                .with_mask(Mask::Additive(layout));
+            if llvmpipe(ctx) && choice.name != "unfused" {
+                // llvmpipe would stop the fused kernel's loop over 66,048 keys part-way (see
+                // the_llvmpipe_loop_budget_is_enforced_conservatively): a typed refusal.
+                let e = Attention::with_options(ctx, &desc, &choice.options).unwrap_err();
+                assert!(
+                    matches!(&e, wgpu_sdpa::Error::PathUnavailable { reason, .. } if reason.contains("llvmpipe")),
+                    "{label}: {e}"
+                );
+                eprintln!(
+                    "SKIPPED: {label} at kv_len {lk} on llvmpipe, refused as it must be: {e}"
+                );
+                continue;
+            }
+            let mut rng = Rng(66_048);
+            let q = round(dtype, &rng.uniform((h * lq * d) as u64, 0.0, 0.5));
+            // The masked half (even keys) holds the keys the queries match best: ignoring the
+            // mask would change every output.
+            let mut k = round(dtype, &rng.uniform((lk * d) as u64, 0.0, 0.5));
+            for j in (0..lk as usize).step_by(2) {
+                k[j * d as usize..(j + 1) * d as usize]
+                    .iter_mut()
+                    .for_each(|x| *x += 0.5);
+            }
+            let v = round(dtype, &rng.uniform((lk * d) as u64, 0.0, 1.0));
+            let mask: Vec<f64> = (0..lq * lk)
+                .map(|i| if (i % lk) % 2 == 0 { -1e4 } else { 0.0 })
+                .collect();
+            let inputs = Inputs {
+                q,
+                k,
+                v: v.clone(),
+                mask_bool: None,
+                mask_add: Some(mask),
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
+            assert_matches(&label, &desc, &out, &reference);
+            // And the mask mattered: the reference without it differs.
+            let unmasked = attention_reference(
+                &desc.clone().with_mask(Mask::None),
+                &inputs.q,
+                &inputs.k,
+                &v,
+                None,
+            );
+            let moved = reference
+                .iter()
+                .zip(&unmasked)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(moved > 1e-3, "the mask changes nothing ({moved})");
+            println!(
+                "{label}: kv_len {lk} masked, matches the reference, {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_llvmpipe_loop_budget_is_enforced_conservatively() {
+    let Some(ctx) = ctx() else { return };
+    if !llvmpipe(ctx) {
+        eprintln!(
+            "SKIPPED: llvmpipe loop budget ({} is not llvmpipe)",
+            ctx.capabilities().adapter_name
+        );
+        return;
+    }
+    // For each head dim and dtype: the longest kv_len `Attention` accepts for the fused kernel
+    // (bisection), which must still be computed in full (llvmpipe truncated these at about
+    // 35,900 / 18,500 / 10,000 keys), and one key more, which must be a typed refusal.
+    for dtype in dtypes(ctx) {
+        for d in [64u32, 128, 256] {
+            let choice = &kernels(ctx, dtype)[1];
+            let desc = |lk: u32| AttentionDesc::new(1, 1, 1, 2, lk, d).with_dtype(dtype);
+            let accepted =
+                |lk: u32| Attention::with_options(ctx, &desc(lk), &choice.options).is_ok();
+            let (mut lo, mut hi) = (64u32, 1 << 20);
+            assert!(accepted(lo) && !accepted(hi));
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if accepted(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let e = Attention::with_options(ctx, &desc(hi), &choice.options).unwrap_err();
+            assert!(e.to_string().contains("LP_MAX_TGSI_LOOP_ITERATIONS"), "{e}");
+            let mut rng = Rng(lo as u64);
+            let inputs = Inputs {
+                q: round(dtype, &rng.uniform(2 * d as u64, -1.0, 1.0)),
+                k: round(dtype, &rng.uniform((lo * d) as u64, -1.0, 1.0)),
+                v: round(dtype, &rng.uniform((lo * d) as u64, 0.0, 1.0)),
+                mask_bool: None,
+                mask_add: None,
+            };
+            let (out, reference) = run(ctx, &desc(lo), choice, &inputs);
+            // A sum over part of the keys would be off by far more than this.
+            let c = compare(&desc(lo), &out, &reference, 4.0 * default_atol(dtype));
+            assert!(c.passed(), "{dtype} d{d} at kv_len {lo}: {c:?}");
+            println!(
+                "{dtype} d{d}: fused accepted up to kv_len {lo} on llvmpipe, computed in full"
+            );
+        }
+    }
+    // The unfused kernels: their P·V loop takes 16 keys an iteration.
+    let unfused = &kernels(ctx, DType::F32)[0];
+    let long = AttentionDesc::new(1, 1, 1, 1, 1_100_000, 8).with_layout(
+        Tensor::K,
+        wgpu_sdpa::TensorLayout {
+            offset: 0,
+            batch_stride: 0,
+            head_stride: 0,
+            seq_stride: 0,
+        },
+    );
+    let e = Attention::with_options(ctx, &long, &unfused.options).unwrap_err();
+    assert!(e.to_string().contains("llvmpipe"), "{e}");
+}
