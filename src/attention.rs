@@ -49,8 +49,9 @@ pub enum HostMask<'a, T> {
     Additive(&'a [T]),
 }
 
-/// The caller's device buffers for one call. Each needs `STORAGE` usage and at least
-/// [`AttentionDesc::required_bytes`] bytes; `out` must not be any of the others.
+/// The caller's device buffers for one call, all from the context's device. Each needs `STORAGE`
+/// usage and at least [`AttentionDesc::required_bytes`] bytes rounded up to a multiple of 4
+/// (storage bindings are whole 4-byte words); `out` must not be any of the others.
 #[derive(Debug, Clone, Copy)]
 pub struct AttentionBuffers<'a> {
     /// Queries.

@@ -8,7 +8,7 @@
 //! defective tensor, and whatever a mutated file gives passes the same consistency checks.
 //!
 //! The files are written here, header JSON and all, independently of `tensor_file`'s writer.
-//! Short run (CI): 8,000 files. Long run: `PROPTEST_CASES=200000 cargo test --release --test
+//! Short run (CI): 10,000 files. Long run: `PROPTEST_CASES=1000000 cargo test --release --test
 //! fuzz_files`.
 
 mod common;
@@ -641,7 +641,7 @@ fn check_mask(inputs: &RunInputs, mask: &HostTensor, entry: &Entry) -> Result<()
 
 #[test]
 fn generated_and_mutated_files_read_or_give_typed_errors() {
-    let cases = common::proptest_cases(8000);
+    let cases = common::proptest_cases(10_000);
     let mut runner = TestRunner::new(Config {
         cases,
         failure_persistence: None,
