@@ -41,6 +41,7 @@ pub mod desc;
 pub mod error;
 mod gpu_errors;
 pub mod kernels;
+mod loop_budget;
 mod params;
 mod pipelines;
 pub mod planner;

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::kernels::fused_coop::{self, CoopTiles};
 use crate::kernels::vector::{self, VectorTiles};
 use crate::kernels::{fused, unfused, Dispatch};
+use crate::loop_budget;
 use crate::shader::ShaderVariant;
 
 /// The query length from which `Path::Auto` picks the fused kernel (the seed's threshold).
@@ -116,6 +117,7 @@ pub struct PlanOptions {
     pub fused_stage: Option<DType>,
     /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
     /// a configuration for the dtype, `Some(true)` requires it, `Some(false)` takes the portable.
+    /// `Some(true)` with a `fused_stage` is an error (the stage is the portable kernel's).
     pub cooperative: Option<bool>,
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
     /// choose from `kv_len` and the adapter.
@@ -263,6 +265,14 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let fused_plan = |reason: String| -> Result<Plan> {
+        if let (Some(true), Some(stage)) = (options.cooperative, options.fused_stage) {
+            return Err(Error::invalid(
+                "fused_stage",
+                stage,
+                "pins the portable fused kernel's staging, but cooperative = true requires the \
+                 cooperative-matrix kernel (leave one of them unset)",
+            ));
+        }
         let coop = if options.cooperative == Some(false) || options.fused_stage.is_some() {
             None
         } else {
@@ -309,29 +319,32 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             scratch_bytes: 0,
         })
     };
+    // On llvmpipe a plan must also fit the driver's loop budget (src/loop_budget.rs).
+    let budget = |p: Plan| loop_budget::check(caps, &p).map(|()| p);
     match options.path {
-        Path::Unfused => unfused_plan("forced by path=unfused".into()),
-        Path::Fused => {
-            fused_plan("forced by path=fused".into()).map_err(|e| Error::PathUnavailable {
+        Path::Unfused => unfused_plan("forced by path=unfused".into()).and_then(budget),
+        Path::Fused => fused_plan("forced by path=fused".into())
+            .map_err(|e| Error::PathUnavailable {
                 path: "fused".into(),
                 reason: e.to_string(),
             })
-        }
-        Path::Vector => {
-            vector_plan("forced by path=vector".into()).map_err(|e| Error::PathUnavailable {
+            .and_then(budget),
+        Path::Vector => vector_plan("forced by path=vector".into())
+            .map_err(|e| Error::PathUnavailable {
                 path: "vector".into(),
                 reason: e.to_string(),
             })
-        }
+            .and_then(budget),
         Path::Auto if desc.q_len <= vector::MAX_Q_LEN => {
             let reason = format!("q_len {} <= {} (decode)", desc.q_len, vector::MAX_Q_LEN);
-            match vector_plan(reason) {
+            match vector_plan(reason).and_then(budget) {
                 Ok(p) => Ok(p),
                 Err(why) => unfused_plan(format!(
                     "q_len {} <= {}, but the decode kernel cannot serve it ({why})",
                     desc.q_len,
                     vector::MAX_Q_LEN
-                )),
+                ))
+                .and_then(budget),
             }
         }
         Path::Auto if desc.q_len >= options.fused_threshold => {
@@ -339,18 +352,20 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 "q_len {} >= fused threshold {}",
                 desc.q_len, options.fused_threshold
             );
-            match fused_plan(reason) {
+            match fused_plan(reason).and_then(budget) {
                 Ok(p) => Ok(p),
                 Err(why) => unfused_plan(format!(
                     "q_len {} >= fused threshold {}, but the fused kernel cannot serve it ({why})",
                     desc.q_len, options.fused_threshold
-                )),
+                ))
+                .and_then(budget),
             }
         }
         Path::Auto => unfused_plan(format!(
             "q_len {} < fused threshold {}",
             desc.q_len, options.fused_threshold
-        )),
+        ))
+        .and_then(budget),
     }
 }
 

@@ -941,7 +941,7 @@ fn small_random_problems_match_the_reference_on_the_adapter() {
         };
         let outcome = match run_case(ctx, &case, seed) {
             Ok(o) => o,
-            // llvmpipe's loop budget (src/attention.rs): a typed refusal of long key loops.
+            // llvmpipe's loop budget (src/loop_budget.rs): a typed refusal of long key loops.
             Err(Error::PathUnavailable { reason, .. }) if reason.contains("llvmpipe") => {
                 REJECTED.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
