@@ -6,6 +6,7 @@
 //! planner bounds each kernel's loop count on that driver: `Path::Auto` falls back to the unfused
 //! kernels (whose loops are shorter), a forced path is refused with [`Error::PathUnavailable`].
 
+use crate::desc::AttentionDesc;
 use crate::error::{Error, Result};
 use crate::planner::{Kernel, Plan};
 use crate::Capabilities;
@@ -24,14 +25,13 @@ const LLVMPIPE_LOOP_BUDGET: u64 = 65_535;
 /// `wgsl/unfused_*.wgsl` (whose inner loops have constant trip counts that Mesa unrolls, as the
 /// unfused limit of exactly 65,535 x 16 keys shows). `None` for the cooperative kernel, which
 /// llvmpipe does not run.
-fn loop_iterations(plan: &Plan) -> Option<u64> {
-    let desc = plan.desc();
+fn loop_iterations(desc: &AttentionDesc, kernel: Kernel) -> Option<u64> {
     let (d, dv, lk) = (
         desc.head_dim as u64,
         desc.v_head_dim as u64,
         desc.kv_len as u64,
     );
-    match plan.kernel() {
+    match kernel {
         Kernel::Unfused => {
             let softmax = 2 * lk.div_ceil(128) + 8;
             let pv = lk.div_ceil(16) + 16;
@@ -78,13 +78,22 @@ fn loop_iterations(plan: &Plan) -> Option<u64> {
     }
 }
 
+fn is_llvmpipe(caps: &Capabilities) -> bool {
+    caps.adapter_name.to_lowercase().contains("llvmpipe")
+}
+
+/// Whether `kernel` fits the budget for `desc` on this adapter (always, off llvmpipe).
+pub(crate) fn fits(caps: &Capabilities, desc: &AttentionDesc, kernel: Kernel) -> bool {
+    !is_llvmpipe(caps) || loop_iterations(desc, kernel).is_none_or(|n| n <= LLVMPIPE_LOOP_BUDGET)
+}
+
 /// On llvmpipe, refuses a plan whose kernels would run past the loop budget (a typed error
 /// instead of a silently truncated result); elsewhere, and within the budget, does nothing.
 pub(crate) fn check(caps: &Capabilities, plan: &Plan) -> Result<()> {
-    if !caps.adapter_name.to_lowercase().contains("llvmpipe") {
+    if !is_llvmpipe(caps) {
         return Ok(());
     }
-    match loop_iterations(plan) {
+    match loop_iterations(plan.desc(), plan.kernel()) {
         Some(n) if n > LLVMPIPE_LOOP_BUDGET => Err(Error::PathUnavailable {
             path: plan.kernel().name().into(),
             reason: format!(
@@ -142,6 +151,26 @@ mod tests {
             matches!(p.kernel(), Kernel::Fused(_) | Kernel::FusedCoop(_)),
             "{p:?}"
         );
+    }
+
+    #[test]
+    fn the_decode_kernel_takes_more_splits_to_fit_the_budget() {
+        let lavapipe = Capabilities::lavapipe();
+        let desc = AttentionDesc::new(1, 2, 1, 4, 66_048, 64).with_dtype(DType::F32);
+        let default = crate::kernels::vector::fit_tiles(&lavapipe, &desc, None).unwrap();
+        assert!(!super::fits(&lavapipe, &desc, Kernel::Vector(default)));
+        let p = plan(&lavapipe, &desc, &options(Path::Auto)).unwrap();
+        let Kernel::Vector(t) = p.kernel() else {
+            panic!("{p:?}")
+        };
+        assert!(t.kv_splits > default.kv_splits, "{t:?} vs {default:?}");
+        assert!(super::fits(&lavapipe, &desc, p.kernel()));
+        // Forced splits are kept, and refused past the budget.
+        let forced = PlanOptions {
+            decode_splits: Some(default.kv_splits),
+            ..options(Path::Vector)
+        };
+        assert!(plan(&lavapipe, &desc, &forced).is_err());
     }
 
     #[test]

@@ -254,7 +254,18 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let vector_plan = |reason: String| -> Result<Plan> {
-        let tiles = vector::fit_tiles(caps, desc, options.decode_splits)?;
+        let mut tiles = vector::fit_tiles(caps, desc, options.decode_splits)?;
+        // Where a driver bounds the loop iterations of an invocation (src/loop_budget.rs), more
+        // KV splits shorten each workgroup's loop; unless the splits were forced.
+        while options.decode_splits.is_none()
+            && !loop_budget::fits(caps, desc, Kernel::Vector(tiles))
+        {
+            let more = vector::fit_tiles(caps, desc, Some(tiles.kv_splits * 2))?;
+            if more.kv_splits <= tiles.kv_splits {
+                break;
+            }
+            tiles = more;
+        }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
         Ok(Plan {
             desc: desc.clone(),
