@@ -71,13 +71,10 @@ fn kernels(ctx: &Context, dtype: DType) -> Vec<KernelChoice> {
             max_q_len: u32::MAX,
         });
     } else {
-        static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| {
-            eprintln!(
-                "SKIPPED: the cooperative-matrix kernel in every case here ({} lists no configuration)",
-                ctx.capabilities().adapter_name
-            )
-        });
+        eprintln!(
+            "SKIPPED: the cooperative-matrix kernel for {dtype} ({} lists no configuration for it)",
+            ctx.capabilities().adapter_name
+        );
     }
     out
 }
