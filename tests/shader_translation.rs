@@ -1,8 +1,9 @@
 //! Every shader variant the planner can emit, for every capability profile (Apple through Metal,
 //! NVIDIA through Vulkan, lavapipe, a browser's WebGPU), passes naga's validation, fits the
 //! profile's workgroup memory as naga lays it out, and translates to MSL (what wgpu's Metal
-//! backend runs), SPIR-V and HLSL; a browser compiles the validated WGSL source itself. No GPU needed: this is how the Metal path is checked
-//! on machines without a Mac.
+//! backend runs), SPIR-V and HLSL; for the browser, the WGSL specialised with the pipeline's
+//! constants is written back out by naga's WGSL writer and validated again. No GPU needed: this
+//! is how the Metal path is checked on machines without a Mac.
 
 use std::collections::BTreeMap;
 
@@ -101,8 +102,7 @@ fn translate(
         .collect();
     let entry = Some((naga::ShaderStage::Compute, "main"));
     // A browser compiles this very WGSL source, overrides and all: the validation above (with the
-    // browser profile's capabilities) is its check. (naga 30's WGSL writer cannot write override
-    // expressions back out: it panics on them, so there is no round trip here.)
+    // browser profile's capabilities) is its check, and the WGSL round trip below.
 
     // Native backends get the module with the overrides resolved, as wgpu hands it to them.
     let (module, info) =
@@ -178,8 +178,51 @@ fn translate(
             .write(&module, &info, None)
             .map_err(|e| format!("HLSL: {e}"))?;
     }
+    if caps.backend == wgpu::Backend::BrowserWebGpu {
+        // WGSL back out, parsed and validated again with the profile's capabilities. naga 30's
+        // WGSL writer mis-writes arrays sized by an override (`array<NAME>`, the element type
+        // lost), even after `process_overrides`; so the variant is specialised in the source
+        // (each `override` a `const` of the pipeline's value), as a browser specialises it.
+        let specialised = specialise(&source, &constants);
+        let module = naga::front::wgsl::parse_str(&specialised)
+            .map_err(|e| format!("specialised: {}", e.emit_to_string(&specialised)))?;
+        if !module.overrides.is_empty() {
+            return Err("an override was left in the specialised source".into());
+        }
+        let info = Validator::new(ValidationFlags::all(), naga_caps)
+            .validate(&module)
+            .map_err(|e| format!("specialised: {}", e.emit_to_string(&specialised)))?;
+        let wgsl =
+            naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+                .map_err(|e| format!("WGSL out: {e}"))?;
+        let again = naga::front::wgsl::parse_str(&wgsl)
+            .map_err(|e| format!("WGSL out does not parse: {}", e.emit_to_string(&wgsl)))?;
+        Validator::new(ValidationFlags::all(), naga_caps)
+            .validate(&again)
+            .map_err(|e| format!("WGSL out does not validate: {}", e.emit_to_string(&wgsl)))?;
+    }
     let _ = why;
     Ok(())
+}
+
+/// `source` with every `override NAME: T = default;` declaration made `const NAME: T = value;`,
+/// the value from `constants` where the pipeline sets it.
+fn specialise(source: &str, constants: &PipelineConstants) -> String {
+    source
+        .lines()
+        .map(|line| {
+            let Some(rest) = line.strip_prefix("override ") else {
+                return line.to_string();
+            };
+            let (name, ty_default) = rest.split_once(':').expect("override NAME: T");
+            let ty = ty_default.split('=').next().unwrap().trim();
+            match constants.get(name.trim()) {
+                Some(value) => format!("const {name}: {ty} = {}{};", value, &ty[..1]),
+                None => format!("const {rest}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
