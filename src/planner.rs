@@ -330,32 +330,35 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             scratch_bytes: 0,
         })
     };
-    // On llvmpipe a plan must also fit the driver's loop budget (src/loop_budget.rs).
-    let budget = |p: Plan| loop_budget::check(caps, &p).map(|()| p);
+    // Every plan must also fit the driver's loop budget where it has one (src/loop_budget.rs).
+    let budget = |p: Result<Plan>| p.and_then(|p| loop_budget::check(caps, &p).map(|()| p));
+    let unfused_plan = |reason: String| budget(unfused_plan(reason));
+    let vector_plan = |reason: String| budget(vector_plan(reason));
+    let fused_plan = |reason: String| budget(fused_plan(reason));
+    // Why a forced kernel cannot serve the problem, under the forced path's name (the loop
+    // budget's refusal already carries it).
+    let forced = |path: &str, e: Error| match e {
+        Error::PathUnavailable { path: ref p, .. } if p == path => e,
+        e => Error::PathUnavailable {
+            path: path.into(),
+            reason: e.to_string(),
+        },
+    };
     match options.path {
-        Path::Unfused => unfused_plan("forced by path=unfused".into()).and_then(budget),
-        Path::Fused => fused_plan("forced by path=fused".into())
-            .map_err(|e| Error::PathUnavailable {
-                path: "fused".into(),
-                reason: e.to_string(),
-            })
-            .and_then(budget),
-        Path::Vector => vector_plan("forced by path=vector".into())
-            .map_err(|e| Error::PathUnavailable {
-                path: "vector".into(),
-                reason: e.to_string(),
-            })
-            .and_then(budget),
+        Path::Unfused => unfused_plan("forced by path=unfused".into()),
+        Path::Fused => fused_plan("forced by path=fused".into()).map_err(|e| forced("fused", e)),
+        Path::Vector => {
+            vector_plan("forced by path=vector".into()).map_err(|e| forced("vector", e))
+        }
         Path::Auto if desc.q_len <= vector::MAX_Q_LEN => {
             let reason = format!("q_len {} <= {} (decode)", desc.q_len, vector::MAX_Q_LEN);
-            match vector_plan(reason).and_then(budget) {
+            match vector_plan(reason) {
                 Ok(p) => Ok(p),
                 Err(why) => unfused_plan(format!(
                     "q_len {} <= {}, but the decode kernel cannot serve it ({why})",
                     desc.q_len,
                     vector::MAX_Q_LEN
-                ))
-                .and_then(budget),
+                )),
             }
         }
         Path::Auto if desc.q_len >= options.fused_threshold => {
@@ -363,20 +366,18 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 "q_len {} >= fused threshold {}",
                 desc.q_len, options.fused_threshold
             );
-            match fused_plan(reason).and_then(budget) {
+            match fused_plan(reason) {
                 Ok(p) => Ok(p),
                 Err(why) => unfused_plan(format!(
                     "q_len {} >= fused threshold {}, but the fused kernel cannot serve it ({why})",
                     desc.q_len, options.fused_threshold
-                ))
-                .and_then(budget),
+                )),
             }
         }
         Path::Auto => unfused_plan(format!(
             "q_len {} < fused threshold {}",
             desc.q_len, options.fused_threshold
-        ))
-        .and_then(budget),
+        )),
     }
 }
 
