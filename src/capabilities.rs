@@ -74,15 +74,33 @@ impl Capabilities {
                 Vec::new()
             };
         Capabilities {
-            adapter_name: info.name.clone(),
-            backend: info.backend,
-            device_type: info.device_type,
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             subgroups: features.contains(wgpu::Features::SUBGROUP),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,
             cooperative_matrix,
+            ..Self::from_limits(&info.name, info.backend, info.device_type, &limits)
+        }
+    }
+
+    /// An adapter with `limits` and none of the optional features.
+    fn from_limits(
+        name: &str,
+        backend: wgpu::Backend,
+        device_type: wgpu::DeviceType,
+        limits: &wgpu::Limits,
+    ) -> Self {
+        Capabilities {
+            adapter_name: name.into(),
+            backend,
+            device_type,
+            shader_f16: false,
+            subgroups: false,
+            timestamps: false,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            cooperative_matrix: Vec::new(),
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
             max_workgroup_size_x: limits.max_compute_workgroup_size_x,
@@ -168,25 +186,12 @@ impl Capabilities {
     /// A browser's WebGPU with the default limits: 16 KiB of workgroup memory, 256 invocations,
     /// no `shader-f16`, no subgroups, 128 MiB storage bindings.
     pub fn browser_webgpu() -> Self {
-        let limits = wgpu::Limits::default();
-        Capabilities {
-            adapter_name: "browser WebGPU (profile)".into(),
-            backend: wgpu::Backend::BrowserWebGpu,
-            device_type: wgpu::DeviceType::Other,
-            shader_f16: false,
-            subgroups: false,
-            timestamps: false,
-            subgroup_min_size: 0,
-            subgroup_max_size: 0,
-            cooperative_matrix: Vec::new(),
-            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
-            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
-            max_workgroup_size_x: limits.max_compute_workgroup_size_x,
-            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
-            max_storage_binding_bytes: limits.max_storage_buffer_binding_size,
-            max_buffer_bytes: limits.max_buffer_size,
-            storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
-        }
+        Self::from_limits(
+            "browser WebGPU (profile)",
+            wgpu::Backend::BrowserWebGpu,
+            wgpu::DeviceType::Other,
+            &wgpu::Limits::default(),
+        )
     }
 
     /// Every profile, with a short name (for tests and `sdpa info`).
