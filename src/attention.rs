@@ -437,12 +437,7 @@ impl Attention {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: out_bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let readback = readback_buffer(device, "readback", out_bytes);
         if let Some(e) = scope.pop() {
             return Err(e);
         }
@@ -519,6 +514,16 @@ fn upload(
     }
     buffer.unmap();
     Ok(buffer)
+}
+
+/// A buffer of `size` bytes to copy GPU results into and read back with [`read_buffer`].
+pub(crate) fn readback_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 /// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll, in a

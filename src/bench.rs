@@ -6,7 +6,7 @@ use std::time::Instant;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::attention::{read_buffer, Attention, AttentionBuffers};
+use crate::attention::{read_buffer, readback_buffer, Attention, AttentionBuffers};
 use crate::context::Context;
 use crate::desc::{AttentionDesc, CausalAlignment, DType, Mask, Tensor};
 use crate::error::{Error, Result};
@@ -211,12 +211,7 @@ fn time_calls(
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             });
-            let readback = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamps readback"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            let readback = readback_buffer(device, "timestamps readback", bytes);
             encoder.resolve_query_set(&queries, 0..2 * calls, &resolve, 0);
             encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
             ctx.queue().submit([encoder.finish()]);

@@ -155,12 +155,7 @@ pub async fn run_async(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeRes
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("probe readback"),
-        size: out_bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let readback = crate::attention::readback_buffer(device, "probe readback", out_bytes);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("coop probe"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
