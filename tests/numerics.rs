@@ -105,7 +105,7 @@ fn round(dtype: DType, x: &[f64]) -> Vec<f64> {
 }
 
 /// Whether the adapter is Mesa's llvmpipe, whose loop budget (65,535 iterations per invocation)
-/// `Attention` enforces with a typed error.
+/// the planner enforces (src/loop_budget.rs).
 fn llvmpipe(ctx: &Context) -> bool {
     ctx.capabilities()
         .adapter_name
