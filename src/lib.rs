@@ -48,6 +48,7 @@ pub mod planner;
 pub mod reference;
 pub mod shader;
 pub mod tensor_file;
+mod tune;
 
 pub use attention::{Attention, AttentionBuffers, Element, HostMask};
 pub use capabilities::Capabilities;
