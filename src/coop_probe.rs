@@ -63,6 +63,7 @@ pub fn source(caps: &Capabilities) -> Option<String> {
         q_frags: 1,
         o_frags: 1,
         q_parts: 1,
+        word_staging: false,
     };
     Some(header(dtype, dtype, Some(coop)) + PROBE)
 }

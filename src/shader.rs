@@ -16,6 +16,10 @@ const FUSED: &str = include_str!("../wgsl/fused.wgsl");
 const FUSED_COOP: &str = include_str!("../wgsl/fused_coop.wgsl");
 const COOP_Q_DIRECT: &str = include_str!("../wgsl/coop_q_direct.wgsl");
 const COOP_Q_PARTS: &str = include_str!("../wgsl/coop_q_parts.wgsl");
+const COOP_STAGE_SCALAR: &str = include_str!("../wgsl/coop_stage_scalar.wgsl");
+const COOP_STAGE_VEC: &str = include_str!("../wgsl/coop_stage_vec.wgsl");
+const COOP_WORD_F16: &str = include_str!("../wgsl/coop_word_f16.wgsl");
+const COOP_WORD_F32: &str = include_str!("../wgsl/coop_word_f32.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 
@@ -149,6 +153,9 @@ pub struct CoopHeader {
     /// Parts Q is staged in: 1, or more on Vulkan when the block does not fit at once (the
     /// kernel then picks each subgroup's part with fragment arithmetic, which Metal lacks).
     pub q_parts: u32,
+    /// K and V are staged in 16-byte words fetched a tile ahead (every offset and stride of
+    /// K and V a multiple of 16 bytes), else element by element.
+    pub word_staging: bool,
 }
 
 /// The generated header: directives first, then the aliases and constants the kernels are
@@ -218,6 +225,15 @@ impl ShaderVariant {
             } else {
                 COOP_Q_DIRECT
             });
+            if c.word_staging {
+                src.push_str(COOP_STAGE_VEC);
+                src.push_str(match self.dtype {
+                    DType::F16 => COOP_WORD_F16,
+                    DType::F32 => COOP_WORD_F32,
+                });
+            } else {
+                src.push_str(COOP_STAGE_SCALAR);
+            }
         }
         src.push_str(self.entry.body());
         src

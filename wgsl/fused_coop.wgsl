@@ -11,11 +11,15 @@
 // (qf0..qf7, o0..o7; unused ones are folded away by the Q_FRAGS / O_FRAGS constants), not arrays
 // indexed in loops, so nothing depends on a driver promoting such an array to registers. Per KV
 // tile:
-//   1. K and V tiles are staged in workgroup memory (zeros past kv_len);
+//   1. K and V tiles are staged in workgroup memory (zeros past kv_len): in 16-byte words
+//      fetched into registers one tile ahead (wgsl/coop_stage_vec.wgsl) where offsets and
+//      strides allow, else element by element (wgsl/coop_stage_scalar.wgsl);
 //   2. S = Q K^T, one FRAG x FRAG fragment at a time, stored to s_s as f32;
-//   3. each row's SG / FRAG lanes apply scale and mask (mask.wgsl), take the row max, and write
-//      P = exp2(S - m) to p_s in `elem`;
+//   3. each row's SG / FRAG lanes read their scores once into registers (vec4 chunks), apply
+//      scale and mask (mask.wgsl), take the row max, and write P = exp2(S - m) to p_s in `elem`;
 //   4. O += P V on fragments.
+// Measured on the H200 (BENCHMARKS.md): staging was half the kernel's time with scalar loads,
+// the softmax through workgroup memory a quarter; the fragment products themselves are small.
 // O cannot be scaled row by row inside a fragment, so the running max m is raised lazily: only
 // when a tile's max exceeds m by more than RESCALE_LOG2 does the workgroup store O, rescale it
 // and load it back (rare after the first tiles). Until then P <= 2^RESCALE_LOG2, well inside f16.
@@ -32,12 +36,15 @@ override WG: u32 = 128u;       // BQ / FRAG * SG
 override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
 override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
 
+override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
+override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
+                               // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop
+
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
-@group(0) @binding(2) var<storage, read> k: array<elem>;
-@group(0) @binding(3) var<storage, read> v: array<elem>;
+// K and V (bindings 2 and 3) and the staging of their tiles come from wgsl/coop_stage_*.wgsl.
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 
 // K tile [key][dim] then V tile [key][dim], padded rows; Q is staged here at the start.
@@ -79,30 +86,6 @@ fn row_lanes_sum(x: f32) -> f32 {
     return s;
 }
 
-// Stages rows row0.. of a [len, dim] tensor into kv_s at `base` (row stride dim + PAD), zeros
-// for rows at or past `len`, 4 consecutive elements per invocation.
-fn stage_rows(src_is_k: bool, head: u32, seq_stride: u32, row0: u32, rows: u32, len: u32, dim: u32, base: u32, t: u32) {
-    let stride = dim + PAD;
-    for (var e = t; e < rows * dim / 4u; e += WG) {
-        let r = e / (dim / 4u);
-        let d = (e % (dim / 4u)) * 4u;
-        var x = vec4<elem>();
-        if (row0 + r < len) {
-            let at = head + (row0 + r) * seq_stride + d;
-            if (src_is_k) {
-                x = vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]);
-            } else {
-                x = vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]);
-            }
-        }
-        let to = base + r * stride + d;
-        kv_s[to] = x.x;
-        kv_s[to + 1u] = x.y;
-        kv_s[to + 2u] = x.z;
-        kv_s[to + 3u] = x.w;
-    }
-}
-
 // Q fragment `dd` of the subgroup's rows, from Q staged in kv_s.
 fn load_q(row0: u32, dd: u32) -> frag_a {
     let qs = HEAD_DIM + PAD;
@@ -122,6 +105,42 @@ fn pv(o: frag_c, pf: frag_a, key0: u32, n: u32) -> frag_c {
     let vs = V_HEAD_DIM + PAD;
     let at = BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
     return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at], vs), o);
+}
+
+// Four consecutive scores of one row from s_s.
+fn load4(at: u32) -> vec4<f32> {
+    return vec4<f32>(s_s[at], s_s[at + 1u], s_s[at + 2u], s_s[at + 3u]);
+}
+
+// Scores (log2 units) of row `qi` for keys kj..kj+3 of raw products x.
+fn score4(x: vec4<f32>, b: u32, h: u32, qi: u32, kj: u32) -> vec4<f32> {
+    return vec4<f32>(
+        score(x.x, b, h, qi, kj),
+        score(x.y, b, h, qi, kj + 1u),
+        score(x.z, b, h, qi, kj + 2u),
+        score(x.w, b, h, qi, kj + 3u),
+    );
+}
+
+fn max4(x: vec4<f32>) -> f32 {
+    return max(max(x.x, x.y), max(x.z, x.w));
+}
+
+// P = exp2(x - m) for four keys from `at` in p_s; returns their sum.
+fn store_p4(x: vec4<f32>, m: f32, at: u32) -> f32 {
+    let e = exp2(x - vec4<f32>(m));
+    p_s[at] = elem(e.x);
+    p_s[at + 1u] = elem(e.y);
+    p_s[at + 2u] = elem(e.z);
+    p_s[at + 3u] = elem(e.w);
+    return e.x + e.y + e.z + e.w;
+}
+
+// A workgroup barrier in the KV loop (skipped only when profiling with ABLATE 16).
+fn loop_barrier() {
+    if ((ABLATE & 16u) == 0u) {
+        workgroupBarrier();
+    }
 }
 
 // An O fragment with each row multiplied by its lanes' `alpha`, through the subgroup's rows of s_s.
@@ -163,8 +182,6 @@ fn main(
     let lpr = SG / FRAG;                // lanes per row in the softmax
     let row0 = warp * FRAG;             // the subgroup's first row within the block
     let my_row = row0 + lane / lpr;     // this lane's row in the softmax
-    let my_keys = BK / lpr;             // this lane's keys of each tile
-    let key_off = (lane % lpr) * my_keys;
     let q0 = wg.x * BQ;
     let h = wg.y;
     let b = wg.z;
@@ -175,7 +192,6 @@ fn main(
     let qs = HEAD_DIM + PAD;
     let ss = BK + 4u;
     let ps = BK + PAD;
-    let v_base = BK * (HEAD_DIM + PAD);
 
     if (t == 0u) {
         atomicStore(&rescale_any[0], 0u); // workgroup memory starts undefined (not zeroed)
@@ -249,55 +265,87 @@ fn main(
         kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
     }
 
-    // Line 6: stream the KV tiles.
+    // Line 6: stream the KV tiles. The first tile's loads are issued here; each iteration puts
+    // the fetched tile into kv_s and issues the next tile's loads before computing.
+    var regs: Regs;
+    if (kv_end > 0u) {
+        fetch_tile(&regs, 0u, k_head, v_head, t);
+    }
     for (var kb = 0u; kb < kv_end; kb += BK) {
-        workgroupBarrier(); // the previous tile's readers of kv_s (and the Q staging) are done
-        stage_rows(true, k_head, p.k.w, kb, BK, p.kv_len, HEAD_DIM, 0u, t);
-        stage_rows(false, v_head, p.v.w, kb, BK, p.kv_len, V_HEAD_DIM, v_base, t);
-        workgroupBarrier();
-
-        // Line 8: S = Q K^T, one fragment of keys at a time, into s_s.
-        for (var j = 0u; j < BK / FRAG; j++) {
-            let key0 = j * FRAG;
-            var acc = qk(zero, qf0, key0, 0u);
-            if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
-            if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
-            if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
-            if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
-            if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
-            if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
-            if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
-            let at = row0 * ss + key0;
-            coopStoreT(acc, &s_s[at], ss);
+        loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
+        if ((ABLATE & 1u) == 0u) {
+            put_tile(&regs, kb, k_head, v_head, t);
         }
-        workgroupBarrier();
-
-        // Line 9: scores (log2 units) and the tile's row max, over the lanes of each row.
-        var m_tile = FLOOR;
-        for (var c = 0u; c < my_keys; c++) {
-            let key = key_off + c;
-            let s = score(s_s[my_row * ss + key], b, h, q0 + my_row, kb + key);
-            s_s[my_row * ss + key] = s;
-            m_tile = max(m_tile, s);
+        loop_barrier();
+        if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+            fetch_tile(&regs, kb + BK, k_head, v_head, t);
         }
-        m_tile = row_lanes_max(m_tile);
-        var alpha = 1.0;
-        if (m_tile > m_used + RESCALE_LOG2) {
-            alpha = exp2(m_used - m_tile);
-            m_used = m_tile;
-            if (kb > 0u) {
-                atomicOr(&rescale_any[0], 1u);
+
+        // Line 8: S = Q K^T, one fragment of keys at a time, into s_s. (Two fragments at a time,
+        // as two independent chains, was no faster on the H200 and slower at head dim 64.)
+        if ((ABLATE & 4u) == 0u) {
+            for (var j = 0u; j < BK / FRAG; j++) {
+                let key0 = j * FRAG;
+                var acc = qk(zero, qf0, key0, 0u);
+                if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
+                if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
+                if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
+                if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
+                if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
+                if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
+                if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+                let at = row0 * ss + key0;
+                coopStoreT(acc, &s_s[at], ss);
             }
         }
-        l *= alpha;
-        // Line 9: P = exp2(S - m) in the fragments' input type.
-        for (var c = 0u; c < my_keys; c++) {
-            let key = key_off + c;
-            let pv = exp2(s_s[my_row * ss + key] - m_used);
-            l += pv;
-            p_s[my_row * ps + key] = elem(pv);
+        loop_barrier();
+
+        var alpha = 1.0;
+        if ((ABLATE & 2u) == 0u) {
+            // Line 9, scores kept in registers: this lane's keys are NCH chunks of 4,
+            // interleaved with the other lanes of its row.
+            let srow = my_row * ss;
+            let prow = my_row * ps;
+            let lane_key = (lane % lpr) * 4u;
+            let qi = q0 + my_row;
+            var x0 = vec4<f32>(EXCLUDED);
+            var x1 = x0;
+            var x2 = x0;
+            var x3 = x0;
+            var x4 = x0;
+            var x5 = x0;
+            var x6 = x0;
+            var x7 = x0;
+            let c0 = lane_key;
+            let step = lpr * 4u;
+            x0 = score4(load4(srow + c0), b, h, qi, kb + c0);
+            if (NCH > 1u) { x1 = score4(load4(srow + c0 + step), b, h, qi, kb + c0 + step); }
+            if (NCH > 2u) { x2 = score4(load4(srow + c0 + 2u * step), b, h, qi, kb + c0 + 2u * step); }
+            if (NCH > 3u) { x3 = score4(load4(srow + c0 + 3u * step), b, h, qi, kb + c0 + 3u * step); }
+            if (NCH > 4u) { x4 = score4(load4(srow + c0 + 4u * step), b, h, qi, kb + c0 + 4u * step); }
+            if (NCH > 5u) { x5 = score4(load4(srow + c0 + 5u * step), b, h, qi, kb + c0 + 5u * step); }
+            if (NCH > 6u) { x6 = score4(load4(srow + c0 + 6u * step), b, h, qi, kb + c0 + 6u * step); }
+            if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step), b, h, qi, kb + c0 + 7u * step); }
+            let mx = max(max(max(x0, x1), max(x2, x3)), max(max(x4, x5), max(x6, x7)));
+            let m_tile = row_lanes_max(max(FLOOR, max4(mx)));
+            if (m_tile > m_used + RESCALE_LOG2) {
+                alpha = exp2(m_used - m_tile);
+                m_used = m_tile;
+                if (kb > 0u) {
+                    atomicOr(&rescale_any[0], 1u);
+                }
+            }
+            l *= alpha;
+            l += store_p4(x0, m_used, prow + c0);
+            if (NCH > 1u) { l += store_p4(x1, m_used, prow + c0 + step); }
+            if (NCH > 2u) { l += store_p4(x2, m_used, prow + c0 + 2u * step); }
+            if (NCH > 3u) { l += store_p4(x3, m_used, prow + c0 + 3u * step); }
+            if (NCH > 4u) { l += store_p4(x4, m_used, prow + c0 + 4u * step); }
+            if (NCH > 5u) { l += store_p4(x5, m_used, prow + c0 + 5u * step); }
+            if (NCH > 6u) { l += store_p4(x6, m_used, prow + c0 + 6u * step); }
+            if (NCH > 7u) { l += store_p4(x7, m_used, prow + c0 + 7u * step); }
         }
-        workgroupBarrier();
+        loop_barrier();
         if (t == 0u) {
             rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
         }
@@ -314,18 +362,20 @@ fn main(
         }
 
         // Line 10: O += P V.
-        for (var j = 0u; j < BK / FRAG; j++) {
-            let key0 = j * FRAG;
-            let pa = row0 * ps + key0;
-            let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-            o0 = pv(o0, pf, key0, 0u);
-            if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
-            if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
-            if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
-            if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
-            if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
-            if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
-            if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+        if ((ABLATE & 8u) == 0u) {
+            for (var j = 0u; j < BK / FRAG; j++) {
+                let key0 = j * FRAG;
+                let pa = row0 * ps + key0;
+                let pf = coopLoadT<frag_a>(&p_s[pa], ps);
+                o0 = pv(o0, pf, key0, 0u);
+                if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
+                if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
+                if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
+                if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
+                if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
+                if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
+                if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 use wgpu::CooperativeScalarType;
 
 use crate::capabilities::Capabilities;
-use crate::desc::{AttentionDesc, DType};
+use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
 use crate::kernels::{per_query_block, Dispatch};
 use crate::planner::mask_kind;
@@ -42,6 +42,20 @@ pub struct CoopTiles {
     pub workgroup_size: u32,
     /// Workgroup memory, bytes.
     pub workgroup_bytes: u32,
+    /// K and V are staged in 16-byte words fetched one tile ahead (every offset and stride of K
+    /// and V is a multiple of 16 bytes), else element by element.
+    pub word_staging: bool,
+}
+
+/// Whether every row of K and V starts on a 16-byte boundary and is read in 16-byte words.
+fn kv_aligned(desc: &AttentionDesc) -> bool {
+    let per_16_bytes = 16 / desc.dtype.size_bytes() as u64;
+    [Tensor::K, Tensor::V].into_iter().all(|t| {
+        let l = desc.layout(t);
+        [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
+            .iter()
+            .all(|x| x % per_16_bytes == 0)
+    })
 }
 
 /// The listed configuration for `dtype` inputs with f32 accumulators: the fragment size, 16
@@ -68,6 +82,12 @@ fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u3
     (kv_elements(desc, block_q, block_k, q_parts) + block_q * (block_k + PAD)) * elem
         + block_q * (block_k + 4) * 4
         + 32
+}
+
+/// 16-byte words of a K/V tile each of `threads` invocations fetches (`NL` in the WGSL).
+fn words_per_thread(desc: &AttentionDesc, block_k: u32, threads: u32) -> u32 {
+    let per_word = 16 / desc.dtype.size_bytes() as u32;
+    (block_k * (desc.head_dim + desc.v_head_dim) / per_word).div_ceil(threads)
 }
 
 /// Elements of the K/V staging array, which also stages Q (in `q_parts` parts) at the start.
@@ -157,7 +177,9 @@ pub fn fit_tiles(
         .collect();
     let fits = |&(warps, block_k, q_parts): &(u32, u32, u32)| {
         block_k.is_multiple_of(frag)
-            && block_k % lanes_per_row == 0
+            // each lane's keys in the softmax: 1 to 8 chunks of 4
+            && (block_k / lanes_per_row).is_multiple_of(4)
+            && block_k / lanes_per_row <= 32
             && warps * subgroup
                 <= caps
                     .max_invocations_per_workgroup
@@ -183,7 +205,11 @@ pub fn fit_tiles(
             .find(|c| fits(c))
         {
             let block_q = warps * frag;
+            let word_staging = kv_aligned(desc)
+                && words_per_thread(desc, block_k, warps * subgroup) <= 8
+                && crate::tune::knob("coop_words") != Some(0);
             return Ok(CoopTiles {
+                word_staging,
                 frag,
                 block_q,
                 block_k,
@@ -211,6 +237,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             q_frags: desc.head_dim / t.frag,
             o_frags: desc.v_head_dim / t.frag,
             q_parts: t.q_parts,
+            word_staging: t.word_staging,
         }),
         constants: vec![
             ("BQ", t.block_q),
@@ -226,8 +253,16 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
+            ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
+            ("ABLATE", crate::tune::knob("coop_ablate").unwrap_or(0)),
         ],
     };
+    let mut variant = variant;
+    if t.word_staging {
+        variant
+            .constants
+            .push(("NL", words_per_thread(desc, t.block_k, t.workgroup_size)));
+    }
     per_query_block(caps, desc, variant, t.block_q)
 }
 
