@@ -410,8 +410,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
 
         // Line 9: scale and mask (log2 units), then the tile's row max across the row group.
-        // Tiles wholly inside both lengths without a mask skip the per-element tests.
-        if (MASK_KIND == 0u && q0 + BQ <= p.q_len && kb + BK <= p.kv_len) {
+        // Tiles wholly inside both lengths, without a mask or wholly below the causal diagonal,
+        // skip the per-element tests.
+        let inside = q0 + BQ <= p.q_len && kb + BK <= p.kv_len;
+        let unmasked = MASK_KIND == 0u
+            || (MASK_KIND == 1u && i32(kb + BK - 1u) <= i32(q0) + p.causal_shift);
+        if (inside && unmasked) {
             s0 = max(s0 * p.scale_log2, vec4<f32>(FLOOR));
             s1 = max(s1 * p.scale_log2, vec4<f32>(FLOOR));
             s2 = max(s2 * p.scale_log2, vec4<f32>(FLOOR));

@@ -33,6 +33,11 @@ const MAX_OUT_SLOTS: u32 = 4;
 /// `wgsl/fused.wgsl`); tuning knob `portable_prefetch` lowers it (0: no prefetch).
 const MAX_PREFETCH: u32 = 16;
 
+/// Workgroups that keep a large GPU busy (an H200 has 132 SMs): while a smaller `block_q` gives
+/// more workgroups up to this many, [`fit_by_policy`] prefers it (short sequences). Tuning knob
+/// `portable_fill` overrides it (0: off).
+const DEFAULT_FILL: u32 = 256;
+
 /// The smallest chunks (head dims of K, keys of V) worth a barrier each.
 const MIN_CHUNK: u32 = 32;
 
@@ -154,7 +159,8 @@ fn pv_efficiency(desc: &AttentionDesc, block_k: u32) -> f64 {
 }
 
 /// The configuration [`FitPolicy`] `policy` prefers among `block_q` in 64..4 (no taller than the
-/// query length needs) and `block_k` in 16..128 (multiples of 16): the most useful FMAs per
+/// query length needs) and `block_k` in 16..128 (multiples of 16, no wider than the keys need):
+/// enough workgroups to fill the GPU (up to `portable_fill`), then the most useful FMAs per
 /// workgroup (`block_q * block_k * pv_efficiency`), then the best PV efficiency, then the
 /// taller block (fewer loads of each K/V tile), then the fewer staging steps. `None` for
 /// [`FitPolicy::Largest`] or when nothing passes the policy.
@@ -168,9 +174,11 @@ fn fit_by_policy(
         return None;
     }
     let useful_q = desc.q_len.next_power_of_two().max(16);
-    let mut best: Option<((u64, u64, u32, i64), FusedTiles)> = None;
+    let useful_k = desc.kv_len.next_multiple_of(16);
+    let fill = crate::tune::knob("portable_fill").unwrap_or(DEFAULT_FILL) as u64;
+    let mut best: Option<((u64, u64, u64, u32, i64), FusedTiles)> = None;
     for block_q in [64, 32, 16, 8, 4].into_iter().filter(|&b| b <= useful_q) {
-        for block_k in (16..=128).step_by(16) {
+        for block_k in (16..=128).step_by(16).filter(|&b| b <= useful_k) {
             let Some(t) = configure(caps, desc, (block_q, block_k), stage, true, MIN_CHUNK) else {
                 continue;
             };
@@ -186,7 +194,10 @@ fn fit_by_policy(
             let eff = pv_efficiency(desc, block_k);
             let steps = (desc.head_dim / t.d_chunk + block_k / t.k_chunk) as i64;
             // Rounded so that equal work compares equal.
+            let workgroups =
+                desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
             let key = (
+                workgroups.min(fill),
                 ((block_q * block_k) as f64 * eff * 1000.0).round() as u64,
                 (eff * 1000.0).round() as u64,
                 block_q,
