@@ -158,6 +158,10 @@ fn pv_efficiency(desc: &AttentionDesc, block_k: u32) -> f64 {
     dv4 as f64 / (dv4.div_ceil(nc) * nc) as f64
 }
 
+/// What [`fit_by_policy`] maximises, in order: workgroups (up to the fill), useful work per
+/// workgroup, PV efficiency, `block_q`, fewer staging steps (negated).
+type FitKey = (u64, u64, u64, u32, i64);
+
 /// The configuration [`FitPolicy`] `policy` prefers among `block_q` in 64..4 (no taller than the
 /// query length needs) and `block_k` in 16..128 (multiples of 16, no wider than the keys need):
 /// enough workgroups to fill the GPU (up to `portable_fill`), then the most useful FMAs per
@@ -176,7 +180,7 @@ fn fit_by_policy(
     let useful_q = desc.q_len.next_power_of_two().max(16);
     let useful_k = desc.kv_len.next_multiple_of(16);
     let fill = crate::tune::knob("portable_fill").unwrap_or(DEFAULT_FILL) as u64;
-    let mut best: Option<((u64, u64, u64, u32, i64), FusedTiles)> = None;
+    let mut best: Option<(FitKey, FusedTiles)> = None;
     for block_q in [64, 32, 16, 8, 4].into_iter().filter(|&b| b <= useful_q) {
         for block_k in (16..=128).step_by(16).filter(|&b| b <= useful_k) {
             let Some(t) = configure(caps, desc, (block_q, block_k), stage, true, MIN_CHUNK) else {
