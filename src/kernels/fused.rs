@@ -30,12 +30,13 @@ const BLOCKS: [(u32, u32); 13] = [
 const MAX_OUT_SLOTS: u32 = 4;
 
 /// The most vec4 registers per thread that prefetch the next staging step (`Slots` in
-/// `wgsl/fused.wgsl`); tuning knob `portable_prefetch` lowers it (0: no prefetch).
+/// `wgsl/fused.wgsl`), the default off CPU adapters; tuning knob `portable_prefetch` sets the cap
+/// (0: no prefetch), on any adapter.
 const MAX_PREFETCH: u32 = 16;
 
 /// Workgroups that keep a large GPU busy (an H200 has 132 SMs): while a smaller `block_q` gives
-/// more workgroups up to this many, [`fit_by_policy`] prefers it (short sequences). Tuning knob
-/// `portable_fill` overrides it (0: off).
+/// more workgroups up to this many, [`fit_by_policy`] prefers it (short sequences); not on CPU
+/// adapters. Tuning knob `portable_fill` overrides it (0: off).
 const DEFAULT_FILL: u32 = 256;
 
 /// The smallest chunks (head dims of K, keys of V) worth a barrier each.
@@ -179,7 +180,13 @@ fn fit_by_policy(
     }
     let useful_q = desc.q_len.next_power_of_two().max(16);
     let useful_k = desc.kv_len.next_multiple_of(16);
-    let fill = crate::tune::knob("portable_fill").unwrap_or(DEFAULT_FILL) as u64;
+    // A CPU adapter runs a few workgroups at a time: there, more of them only cost more loads.
+    let default_fill = if caps.device_type == wgpu::DeviceType::Cpu {
+        0
+    } else {
+        DEFAULT_FILL
+    };
+    let fill = crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64;
     let mut best: Option<(FitKey, FusedTiles)> = None;
     for block_q in [64, 32, 16, 8, 4].into_iter().filter(|&b| b <= useful_q) {
         for block_k in (16..=128).step_by(16).filter(|&b| b <= useful_k) {
@@ -305,9 +312,16 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
         t.block_q * t.d_chunk / 4
     };
     let step_vec4 = (q_streamed + t.block_k * t.d_chunk / 4).max(t.k_chunk * desc.v_head_dim / 4);
+    // A CPU adapter has no load latency to hide and pays for the registers (measured slower on
+    // lavapipe), so it prefetches only when the knob asks.
+    let default_prefetch = if caps.device_type == wgpu::DeviceType::Cpu {
+        0
+    } else {
+        MAX_PREFETCH
+    };
     let prefetch = step_vec4
         .div_ceil(wg)
-        .min(crate::tune::knob("portable_prefetch").unwrap_or(MAX_PREFETCH))
+        .min(crate::tune::knob("portable_prefetch").unwrap_or(default_prefetch))
         .min(MAX_PREFETCH);
     let align4 = crate::tune::knob("portable_align") != Some(0) && aligned_to_4(desc);
     let variant = ShaderVariant {
