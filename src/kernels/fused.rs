@@ -145,8 +145,9 @@ impl FitPolicy {
             Some(0) => FitPolicy::Largest,
             Some(2) => FitPolicy::Resident,
             Some(1) => FitPolicy::Whole,
-            // Default: whole tiles; the barriers and re-staged chunks cost more than the smaller
-            // blocks at every head dim (H200 analysis, see wgsl/fused.wgsl's header).
+            // Default: whole tiles, a guess from analysis awaiting an H200 sweep: chunked tiles
+            // take up to 13 barriers per KV tile (d128) and re-stage a streamed Q each tile,
+            // whole ones 3; block_k = 80 at d80 balances the output columns over the threads.
             _ => FitPolicy::Whole,
         }
     }
