@@ -87,7 +87,14 @@ fn gqa_and_mqa() {
 fn causal_in_both_alignments() {
     let Some(ctx) = ctx() else { return };
     let mut all = Vec::new();
-    for (lq, lk) in [(33, 77), (77, 33), (64, 64), (1, 50), (100, 100)] {
+    for (lq, lk) in [
+        (33, 77),
+        (77, 33),
+        (64, 64),
+        (1, 50),
+        (100, 100),
+        (160, 200),
+    ] {
         for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
             all.extend(cases(&format!("causal {align:?} {lq}x{lk}"), |dt| {
                 AttentionDesc::new(1, 2, 1, lq, lk, 64)
@@ -271,6 +278,8 @@ fn every_fused_block_shape_and_f32_staging() {
         (16, 16),
         (8, 32),
         (4, 16),
+        (32, 48),
+        (16, 80),
     ] {
         let mut c = CheckCase::new(
             format!("blocks {bq}x{bk}"),

@@ -13,6 +13,13 @@
 //   kv      K transposed, [dim][key] (a DC chunk of dims), or V as is, [key][dim] (KC keys)
 //   p_s     P, [row][key], f32, rows padded by one vec4
 //   row_red partial row maxima (and, at the end, row sums), [row][BK/4], f32
+//
+// Staging is software-pipelined through registers: a KV tile is staged in steps (each K chunk,
+// with its Q chunk when Q is streamed, then each V chunk), and right after one step is in
+// workgroup memory every thread issues the global loads of the NEXT step into up to PF vec4
+// registers (`Slots`), so their latency hides behind this step's arithmetic instead of sitting
+// in front of a barrier. Step elements past PF * WG per thread are loaded directly when stored.
+// PF = 0 is the unpipelined kernel.
 
 override BQ: u32 = 64u;
 override BK: u32 = 64u;
@@ -24,6 +31,8 @@ override KC: u32 = 64u;        // keys of V staged at once; divides BK
 override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / BK) <= 4
 override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
 override WG: u32 = 256u;       // BQ * BK / 16
+override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
+override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -61,55 +70,176 @@ fn sum4(x: vec4<f32>) -> f32 {
     return (x.x + x.y) + (x.z + x.w);
 }
 
-// Stages dims d0..d0+DC of rows row0..row0+BQ of Q, transposed, zeros past q_len. Each thread
-// reads 4 consecutive dims of one row; neighbouring threads take neighbouring rows, so the
-// transposed writes land in neighbouring words.
-fn load_q_t(q_head: u32, row0: u32, d0: u32, t: u32) {
-    for (var e = t; e < BQ * DC / 4u; e += WG) {
-        let r = e % BQ;
-        let d = (e / BQ) * 4u;
-        var x = vec4<stage>();
-        if (row0 + r < p.q_len) {
-            let at = q_head + (row0 + r) * p.q.w + d0 + d;
-            x = vec4<stage>(vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]));
-        }
-        let qd = select(0u, d0, Q_ROWS == HEAD_DIM) + d;
-        q_t[qd * (BQ / 4u) + r / 4u][r % 4u] = x.x;
-        q_t[(qd + 1u) * (BQ / 4u) + r / 4u][r % 4u] = x.y;
-        q_t[(qd + 2u) * (BQ / 4u) + r / 4u][r % 4u] = x.z;
-        q_t[(qd + 3u) * (BQ / 4u) + r / 4u][r % 4u] = x.w;
-    }
+// Per-invocation constants the staging helpers share.
+var<private> t_id: u32;
+var<private> q_head: u32;
+var<private> k_head: u32;
+var<private> v_head: u32;
+var<private> q_row0: u32;
+
+// Index of the first of 4 consecutive elements. With ALIGN4 the host proved it a multiple of 4;
+// saying so (the low bits cleared, a no-op then) lets a compiler merge the 4 loads into one.
+fn at4(at: u32) -> u32 {
+    return select(at, at & ~3u, ALIGN4 == 1u);
 }
 
-// Stages dims d0..d0+DC of keys kb..kb+BK, transposed, zeros past kv_len.
-fn load_k_t(k_head: u32, kb: u32, d0: u32, t: u32) {
-    for (var e = t; e < BK * DC / 4u; e += WG) {
-        let j = e % BK;
-        let d = (e / BK) * 4u;
-        var x = vec4<stage>();
-        if (kb + j < p.kv_len) {
-            let at = k_head + (kb + j) * p.k.w + d0 + d;
-            x = vec4<stage>(vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]));
-        }
-        kv[d * (BK / 4u) + j / 4u][j % 4u] = x.x;
-        kv[(d + 1u) * (BK / 4u) + j / 4u][j % 4u] = x.y;
-        kv[(d + 2u) * (BK / 4u) + j / 4u][j % 4u] = x.z;
-        kv[(d + 3u) * (BK / 4u) + j / 4u][j % 4u] = x.w;
-    }
+fn load4_q(at: u32) -> vec4<stage> {
+    let a = at4(at);
+    return vec4<stage>(vec4<elem>(q[a], q[a + 1u], q[a + 2u], q[a + 3u]));
 }
 
-// Stages keys kb..kb+KC of V as they are, zeros past kv_len.
-fn load_v(v_head: u32, kb: u32, t: u32) {
+fn load4_k(at: u32) -> vec4<stage> {
+    let a = at4(at);
+    return vec4<stage>(vec4<elem>(k[a], k[a + 1u], k[a + 2u], k[a + 3u]));
+}
+
+fn load4_v(at: u32) -> vec4<stage> {
+    let a = at4(at);
+    return vec4<stage>(vec4<elem>(v[a], v[a + 1u], v[a + 2u], v[a + 3u]));
+}
+
+// Vec4 elements of a streamed Q chunk (0 when Q is resident), of a K chunk and of a V chunk.
+fn q_step_len() -> u32 {
+    return select(BQ * DC / 4u, 0u, Q_ROWS == HEAD_DIM);
+}
+
+// The vec4 elements of one staging step: a K step (with its Q chunk first when Q is streamed)
+// or a V step.
+fn step_len(is_v: bool) -> u32 {
+    return select(q_step_len() + BK * DC / 4u, KC * V_HEAD_DIM / 4u, is_v);
+}
+
+// Element `e` of Q dims d0..d0+DC: row e % BQ, dims 4 (e / BQ).., zeros past q_len. Neighbouring
+// threads take neighbouring rows, so the transposed writes land in neighbouring words.
+fn fetch_q(e: u32, d0: u32) -> vec4<stage> {
+    let r = e % BQ;
+    let d = (e / BQ) * 4u;
+    if (q_row0 + r < p.q_len) {
+        return load4_q(q_head + (q_row0 + r) * p.q.w + d0 + d);
+    }
+    return vec4<stage>();
+}
+
+fn put_q(e: u32, d0: u32, x: vec4<stage>) {
+    let r = e % BQ;
+    let qd = select(0u, d0, Q_ROWS == HEAD_DIM) + (e / BQ) * 4u;
+    q_t[qd * (BQ / 4u) + r / 4u][r % 4u] = x.x;
+    q_t[(qd + 1u) * (BQ / 4u) + r / 4u][r % 4u] = x.y;
+    q_t[(qd + 2u) * (BQ / 4u) + r / 4u][r % 4u] = x.z;
+    q_t[(qd + 3u) * (BQ / 4u) + r / 4u][r % 4u] = x.w;
+}
+
+// Element `e` of K keys kb..kb+BK, dims d0..d0+DC: key e % BK, dims 4 (e / BK).., zeros past
+// kv_len; stored transposed.
+fn fetch_k(e: u32, kb: u32, d0: u32) -> vec4<stage> {
+    let j = e % BK;
+    let d = (e / BK) * 4u;
+    if (kb + j < p.kv_len) {
+        return load4_k(k_head + (kb + j) * p.k.w + d0 + d);
+    }
+    return vec4<stage>();
+}
+
+fn put_k(e: u32, x: vec4<stage>) {
+    let j = e % BK;
+    let d = (e / BK) * 4u;
+    kv[d * (BK / 4u) + j / 4u][j % 4u] = x.x;
+    kv[(d + 1u) * (BK / 4u) + j / 4u][j % 4u] = x.y;
+    kv[(d + 2u) * (BK / 4u) + j / 4u][j % 4u] = x.z;
+    kv[(d + 3u) * (BK / 4u) + j / 4u][j % 4u] = x.w;
+}
+
+// Element `e` of V keys kb..kb+KC as they are: key e / (V_HEAD_DIM / 4), zeros past kv_len.
+fn fetch_v(e: u32, kb: u32) -> vec4<stage> {
     let dv4 = V_HEAD_DIM / 4u;
-    for (var e = t; e < KC * dv4; e += WG) {
-        let j = e / dv4;
-        let d = (e % dv4) * 4u;
-        var x = vec4<stage>();
-        if (kb + j < p.kv_len) {
-            let at = v_head + (kb + j) * p.v.w + d;
-            x = vec4<stage>(vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]));
+    let j = e / dv4;
+    if (kb + j < p.kv_len) {
+        return load4_v(v_head + (kb + j) * p.v.w + (e % dv4) * 4u);
+    }
+    return vec4<stage>();
+}
+
+// Element `e` of a staging step. A K step of tile kb covers dims c0..c0+DC, a V step keys
+// kb+c0..kb+c0+KC. Zeros past the step.
+fn fetch(is_v: bool, e: u32, kb: u32, c0: u32) -> vec4<stage> {
+    if (is_v) {
+        if (e < KC * V_HEAD_DIM / 4u) {
+            return fetch_v(e, kb + c0);
         }
-        kv[e] = x;
+    } else if (e < q_step_len()) {
+        return fetch_q(e, c0);
+    } else if (e < step_len(false)) {
+        return fetch_k(e - q_step_len(), kb, c0);
+    }
+    return vec4<stage>();
+}
+
+fn put(is_v: bool, e: u32, c0: u32, x: vec4<stage>) {
+    if (is_v) {
+        if (e < KC * V_HEAD_DIM / 4u) {
+            kv[e] = x;
+        }
+    } else if (e < q_step_len()) {
+        put_q(e, c0, x);
+    } else if (e < step_len(false)) {
+        put_k(e - q_step_len(), x);
+    }
+}
+
+// The prefetch registers: element t + i * WG of a step in field s<i>. Named fields, not an
+// array: a function-local array indexed in a loop would live in memory on NVIDIA.
+struct Slots {
+    s0: vec4<stage>, s1: vec4<stage>, s2: vec4<stage>, s3: vec4<stage>,
+    s4: vec4<stage>, s5: vec4<stage>, s6: vec4<stage>, s7: vec4<stage>,
+    s8: vec4<stage>, s9: vec4<stage>, s10: vec4<stage>, s11: vec4<stage>,
+    s12: vec4<stage>, s13: vec4<stage>, s14: vec4<stage>, s15: vec4<stage>,
+}
+
+// Issues the global loads of the first PF elements per thread of a step.
+fn fetch_step(is_v: bool, kb: u32, c0: u32) -> Slots {
+    var r: Slots;
+    let t = t_id;
+    if (PF > 0u) { r.s0 = fetch(is_v, t, kb, c0); }
+    if (PF > 1u) { r.s1 = fetch(is_v, t + WG, kb, c0); }
+    if (PF > 2u) { r.s2 = fetch(is_v, t + 2u * WG, kb, c0); }
+    if (PF > 3u) { r.s3 = fetch(is_v, t + 3u * WG, kb, c0); }
+    if (PF > 4u) { r.s4 = fetch(is_v, t + 4u * WG, kb, c0); }
+    if (PF > 5u) { r.s5 = fetch(is_v, t + 5u * WG, kb, c0); }
+    if (PF > 6u) { r.s6 = fetch(is_v, t + 6u * WG, kb, c0); }
+    if (PF > 7u) { r.s7 = fetch(is_v, t + 7u * WG, kb, c0); }
+    if (PF > 8u) { r.s8 = fetch(is_v, t + 8u * WG, kb, c0); }
+    if (PF > 9u) { r.s9 = fetch(is_v, t + 9u * WG, kb, c0); }
+    if (PF > 10u) { r.s10 = fetch(is_v, t + 10u * WG, kb, c0); }
+    if (PF > 11u) { r.s11 = fetch(is_v, t + 11u * WG, kb, c0); }
+    if (PF > 12u) { r.s12 = fetch(is_v, t + 12u * WG, kb, c0); }
+    if (PF > 13u) { r.s13 = fetch(is_v, t + 13u * WG, kb, c0); }
+    if (PF > 14u) { r.s14 = fetch(is_v, t + 14u * WG, kb, c0); }
+    if (PF > 15u) { r.s15 = fetch(is_v, t + 15u * WG, kb, c0); }
+    return r;
+}
+
+// Writes a whole step into workgroup memory: the prefetched elements from `r`, the rest (past
+// PF * WG) loaded now.
+fn put_step(is_v: bool, kb: u32, c0: u32, r: Slots) {
+    let t = t_id;
+    if (PF > 0u) { put(is_v, t, c0, r.s0); }
+    if (PF > 1u) { put(is_v, t + WG, c0, r.s1); }
+    if (PF > 2u) { put(is_v, t + 2u * WG, c0, r.s2); }
+    if (PF > 3u) { put(is_v, t + 3u * WG, c0, r.s3); }
+    if (PF > 4u) { put(is_v, t + 4u * WG, c0, r.s4); }
+    if (PF > 5u) { put(is_v, t + 5u * WG, c0, r.s5); }
+    if (PF > 6u) { put(is_v, t + 6u * WG, c0, r.s6); }
+    if (PF > 7u) { put(is_v, t + 7u * WG, c0, r.s7); }
+    if (PF > 8u) { put(is_v, t + 8u * WG, c0, r.s8); }
+    if (PF > 9u) { put(is_v, t + 9u * WG, c0, r.s9); }
+    if (PF > 10u) { put(is_v, t + 10u * WG, c0, r.s10); }
+    if (PF > 11u) { put(is_v, t + 11u * WG, c0, r.s11); }
+    if (PF > 12u) { put(is_v, t + 12u * WG, c0, r.s12); }
+    if (PF > 13u) { put(is_v, t + 13u * WG, c0, r.s13); }
+    if (PF > 14u) { put(is_v, t + 14u * WG, c0, r.s14); }
+    if (PF > 15u) { put(is_v, t + 15u * WG, c0, r.s15); }
+    for (var e = t + PF * WG; e < step_len(is_v); e += WG) {
+        put(is_v, e, c0, fetch(is_v, e, kb, c0));
     }
 }
 
@@ -155,7 +285,7 @@ fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u3
         let row = row0 + i;
         if (row < p.q_len) {
             let x = vec4<elem>(o[i] * inv[i]);
-            let at = out_head + row * p.out.w + col4 * 4u;
+            let at = at4(out_head + row * p.out.w + col4 * 4u);
             out[at] = x.x;
             out[at + 1u] = x.y;
             out[at + 2u] = x.z;
@@ -212,15 +342,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let h = wg.y;
     let b = wg.z;
     let kv_head = h / p.group;
-    let q_head = row_base(p.q, b, h, 0u);
-    let k_head = row_base(p.k, b, kv_head, 0u);
-    let v_head = row_base(p.v, b, kv_head, 0u);
+    t_id = t;
+    q_row0 = q0;
+    q_head = row_base(p.q, b, h, 0u);
+    k_head = row_base(p.k, b, kv_head, 0u);
+    v_head = row_base(p.v, b, kv_head, 0u);
     let ps = BK / 4u + 1u;        // vec4 row stride of p_s
 
     // Algorithm 1, line 4: Q_i into workgroup memory, if it stays there for the whole kernel.
     if (Q_ROWS == HEAD_DIM) {
         for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
-            load_q_t(q_head, q0, d0, t);
+            for (var e = t; e < BQ * DC / 4u; e += WG) {
+                put_q(e, d0, fetch_q(e, d0));
+            }
         }
     }
 
@@ -239,6 +373,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
     }
 
+    // The first staging step (K dims 0..DC of tile 0) in flight before the loop.
+    var next = Slots();
+    if (PF > 0u && kv_end > 0u) {
+        next = fetch_step(false, 0u, 0u);
+    }
+
     // Line 6: stream the KV tiles.
     for (var kb = 0u; kb < kv_end; kb += BK) {
         // Line 8: S = Q K^T as outer products over the head dim, DC dims staged at a time.
@@ -248,11 +388,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         var s3 = vec4<f32>();
         for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
             workgroupBarrier(); // the previous readers of kv (and q_t) are done
-            if (Q_ROWS != HEAD_DIM) {
-                load_q_t(q_head, q0, d0, t);
-            }
-            load_k_t(k_head, kb, d0, t);
+            put_step(false, kb, d0, next);
             workgroupBarrier();
+            // Prefetch the next step: the next K chunk, or the first V chunk of this tile.
+            if (PF > 0u) {
+                if (d0 + DC < HEAD_DIM) {
+                    next = fetch_step(false, kb, d0 + DC);
+                } else {
+                    next = fetch_step(true, kb, 0u);
+                }
+            }
             let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
             for (var d = 0u; d < DC; d++) {
                 let qa = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + tr]);
@@ -265,11 +410,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
 
         // Line 9: scale and mask (log2 units), then the tile's row max across the row group.
-        let key0 = kb + tc * 4u;
-        s0 = score_row(s0, b, h, q0 + r0, key0);
-        s1 = score_row(s1, b, h, q0 + r0 + 1u, key0);
-        s2 = score_row(s2, b, h, q0 + r0 + 2u, key0);
-        s3 = score_row(s3, b, h, q0 + r0 + 3u, key0);
+        // Tiles wholly inside both lengths, without a mask or wholly below the causal diagonal,
+        // skip the per-element tests.
+        let inside = q0 + BQ <= p.q_len && kb + BK <= p.kv_len;
+        let unmasked = MASK_KIND == 0u
+            || (MASK_KIND == 1u && i32(kb + BK - 1u) <= i32(q0) + p.causal_shift);
+        if (inside && unmasked) {
+            s0 = max(s0 * p.scale_log2, vec4<f32>(FLOOR));
+            s1 = max(s1 * p.scale_log2, vec4<f32>(FLOOR));
+            s2 = max(s2 * p.scale_log2, vec4<f32>(FLOOR));
+            s3 = max(s3 * p.scale_log2, vec4<f32>(FLOOR));
+        } else {
+            let key0 = kb + tc * 4u;
+            s0 = score_row(s0, b, h, q0 + r0, key0);
+            s1 = score_row(s1, b, h, q0 + r0 + 1u, key0);
+            s2 = score_row(s2, b, h, q0 + r0 + 2u, key0);
+            s3 = score_row(s3, b, h, q0 + r0 + 3u, key0);
+        }
         put_row_red(r0, tc, vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3)));
         workgroupBarrier(); // row_red complete; every read of kv for S is done
 
@@ -296,8 +453,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             if (kc0 > 0u) {
                 workgroupBarrier(); // the previous V chunk is consumed
             }
-            load_v(v_head, kb + kc0, t);
+            put_step(true, kb, kc0, next);
             workgroupBarrier(); // the V chunk and p_s are complete
+            // Prefetch the next step: the next V chunk, or the first K chunk of the next tile.
+            if (PF > 0u) {
+                if (kc0 + KC < BK) {
+                    next = fetch_step(true, kb, kc0 + KC);
+                } else if (kb + BK < kv_end) {
+                    next = fetch_step(false, kb + BK, 0u);
+                }
+            }
             for (var j = 0u; j < KC; j += 4u) {
                 let pa = (kc0 + j) / 4u;
                 let pr0 = p_s[r0 * ps + pa];

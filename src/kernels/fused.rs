@@ -2,7 +2,7 @@
 //! memory, one dispatch of `ceil(q_len / block_q) x q_heads x batch` workgroups.
 
 use crate::capabilities::Capabilities;
-use crate::desc::{AttentionDesc, DType};
+use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
 use crate::kernels::{per_query_block, Dispatch};
 use crate::planner::{mask_kind, FusedTiles};
@@ -28,6 +28,16 @@ const BLOCKS: [(u32, u32); 13] = [
 
 /// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
 const MAX_OUT_SLOTS: u32 = 4;
+
+/// The most vec4 registers per thread that prefetch the next staging step (`Slots` in
+/// `wgsl/fused.wgsl`), the default off CPU adapters; tuning knob `portable_prefetch` sets the cap
+/// (0: no prefetch), on any adapter.
+const MAX_PREFETCH: u32 = 16;
+
+/// Workgroups that keep a large GPU busy (an H200 has 132 SMs): while a smaller `block_q` gives
+/// more workgroups up to this many, [`fit_by_policy`] prefers it (short sequences); not on CPU
+/// adapters. Tuning knob `portable_fill` overrides it (0: off).
+const DEFAULT_FILL: u32 = 256;
 
 /// The smallest chunks (head dims of K, keys of V) worth a barrier each.
 const MIN_CHUNK: u32 = 32;
@@ -115,6 +125,104 @@ fn configure(
     None
 }
 
+/// How [`fit_tiles`] chooses among configurations that fit (tuning knob `portable_fit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FitPolicy {
+    /// `portable_fit=0`: the largest blocks of [`BLOCKS`] first, Q resident if it fits, chunks of
+    /// at least [`MIN_CHUNK`].
+    Largest,
+    /// `portable_fit=1`: whole tiles only (Q resident, `d_chunk = head_dim`, `k_chunk =
+    /// block_k`: three barriers per KV tile), the most useful work per workgroup.
+    Whole,
+    /// `portable_fit=2`: Q resident, chunks allowed, at least 128 threads, the most useful work
+    /// per workgroup.
+    Resident,
+}
+
+impl FitPolicy {
+    fn from_knob() -> Self {
+        match crate::tune::knob("portable_fit") {
+            Some(0) => FitPolicy::Largest,
+            Some(2) => FitPolicy::Resident,
+            Some(1) => FitPolicy::Whole,
+            // Default: whole tiles, a guess from analysis awaiting an H200 sweep: chunked tiles
+            // take up to 13 barriers per KV tile (d128) and re-stage a streamed Q each tile,
+            // whole ones 3; block_k = 80 at d80 balances the output columns over the threads.
+            _ => FitPolicy::Whole,
+        }
+    }
+}
+
+/// The share of the output vec4 columns' slots that do work in O += P V: `dv / 4` columns over
+/// `block_k / 4` threads a row, in `ceil` rounds.
+fn pv_efficiency(desc: &AttentionDesc, block_k: u32) -> f64 {
+    let (dv4, nc) = (desc.v_head_dim.div_ceil(4), block_k / 4);
+    dv4 as f64 / (dv4.div_ceil(nc) * nc) as f64
+}
+
+/// What [`fit_by_policy`] maximises, in order: workgroups (up to the fill), useful work per
+/// workgroup, PV efficiency, `block_q`, fewer staging steps (negated).
+type FitKey = (u64, u64, u64, u32, i64);
+
+/// The configuration [`FitPolicy`] `policy` prefers among `block_q` in 64..4 (no taller than the
+/// query length needs) and `block_k` in 16..128 (multiples of 16, no wider than the keys need):
+/// enough workgroups to fill the GPU (up to `portable_fill`), then the most useful FMAs per
+/// workgroup (`block_q * block_k * pv_efficiency`), then the best PV efficiency, then the
+/// taller block (fewer loads of each K/V tile), then the fewer staging steps. `None` for
+/// [`FitPolicy::Largest`] or when nothing passes the policy.
+fn fit_by_policy(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    stage: DType,
+    policy: FitPolicy,
+) -> Option<FusedTiles> {
+    if policy == FitPolicy::Largest {
+        return None;
+    }
+    let useful_q = desc.q_len.next_power_of_two().max(16);
+    let useful_k = desc.kv_len.next_multiple_of(16);
+    // A CPU adapter runs a few workgroups at a time: there, more of them only cost more loads.
+    let default_fill = if caps.device_type == wgpu::DeviceType::Cpu {
+        0
+    } else {
+        DEFAULT_FILL
+    };
+    let fill = crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64;
+    let mut best: Option<(FitKey, FusedTiles)> = None;
+    for block_q in [64, 32, 16, 8, 4].into_iter().filter(|&b| b <= useful_q) {
+        for block_k in (16..=128).step_by(16).filter(|&b| b <= useful_k) {
+            let Some(t) = configure(caps, desc, (block_q, block_k), stage, true, MIN_CHUNK) else {
+                continue;
+            };
+            let whole = t.d_chunk == desc.head_dim && t.k_chunk == block_k;
+            let ok = match policy {
+                FitPolicy::Whole => whole && t.workgroup_size >= 64,
+                FitPolicy::Resident => t.workgroup_size >= 128,
+                FitPolicy::Largest => false,
+            };
+            if !ok {
+                continue;
+            }
+            let eff = pv_efficiency(desc, block_k);
+            let steps = (desc.head_dim / t.d_chunk + block_k / t.k_chunk) as i64;
+            // Rounded so that equal work compares equal.
+            let workgroups =
+                desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
+            let key = (
+                workgroups.min(fill),
+                ((block_q * block_k) as f64 * eff * 1000.0).round() as u64,
+                (eff * 1000.0).round() as u64,
+                block_q,
+                -steps,
+            );
+            if best.as_ref().is_none_or(|(k, _)| key > *k) {
+                best = Some((key, t));
+            }
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
 /// Fits the tiles to the adapter: for the largest blocks first, Q resident with whole K and V
 /// tiles, then Q resident with K and V in chunks, then Q streamed in chunks too. `forced` pins
 /// `(block_q, block_k)`; `stage` pins the staging dtype (default: the storage dtype).
@@ -155,6 +263,12 @@ pub fn fit_tiles(
         }
     };
     let min_chunk = if forced.is_some() { 4 } else { MIN_CHUNK };
+    if forced.is_none() {
+        let policy = FitPolicy::from_knob();
+        if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
+            return Ok(t);
+        }
+    }
     for blocks in candidates.iter().copied() {
         for q_resident in [true, false] {
             if let Some(t) = configure(caps, desc, blocks, stage, q_resident, min_chunk) {
@@ -176,8 +290,41 @@ pub fn fit_tiles(
     ))
 }
 
+/// Whether every offset and stride of q, k, v and the output is a multiple of 4 elements, so
+/// that every 4-element group the kernel loads or stores starts at a multiple of 4 (its dims
+/// offsets are multiples of 4: `d_chunk` is).
+fn aligned_to_4(desc: &AttentionDesc) -> bool {
+    [Tensor::Q, Tensor::K, Tensor::V, Tensor::Out]
+        .into_iter()
+        .map(|tensor| desc.layout(tensor))
+        .all(|l| {
+            [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
+                .iter()
+                .all(|x| x % 4 == 0)
+        })
+}
+
 /// The one dispatch of the fused kernel with tiles `t`.
 pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result<Vec<Dispatch>> {
+    let wg = t.workgroup_size;
+    let q_streamed = if t.q_resident {
+        0
+    } else {
+        t.block_q * t.d_chunk / 4
+    };
+    let step_vec4 = (q_streamed + t.block_k * t.d_chunk / 4).max(t.k_chunk * desc.v_head_dim / 4);
+    // A CPU adapter has no load latency to hide and pays for the registers (measured slower on
+    // lavapipe), so it prefetches only when the knob asks.
+    let default_prefetch = if caps.device_type == wgpu::DeviceType::Cpu {
+        0
+    } else {
+        MAX_PREFETCH
+    };
+    let prefetch = step_vec4
+        .div_ceil(wg)
+        .min(crate::tune::knob("portable_prefetch").unwrap_or(default_prefetch))
+        .min(MAX_PREFETCH);
+    let align4 = crate::tune::knob("portable_align") != Some(0) && aligned_to_4(desc);
     let variant = ShaderVariant {
         entry: KernelEntry::Fused,
         dtype: desc.dtype,
@@ -201,6 +348,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
             ("NS", desc.v_head_dim.div_ceil(t.block_k)),
             ("KV_VEC4", kv_elements(desc, t) / 4),
             ("WG", t.workgroup_size),
+            ("PF", prefetch),
+            ("ALIGN4", align4 as u32),
             ("MASK_KIND", mask_kind(desc)),
         ],
     };
