@@ -202,15 +202,14 @@ impl fmt::Display for Plan {
             )?,
             Kernel::FusedCoop(t) => write!(
                 f,
-                "fused-coop frag={0}x{0} rows/subgroup={7} BQ={1} BK={2} q_parts={3} staging={4} threads={5} wg_mem={6}B",
+                "fused-coop frag={0}x{0} BQ={1} BK={2} q_parts={3} staging={4} threads={5} wg_mem={6}B",
                 t.frag,
                 t.block_q,
                 t.block_k,
                 t.q_parts,
                 if t.word_staging { "words" } else { "elements" },
                 t.workgroup_size,
-                t.workgroup_bytes,
-                t.frag * t.row_frags
+                t.workgroup_bytes
             )?,
             Kernel::Vector(t) => write!(
                 f,

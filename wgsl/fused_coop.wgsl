@@ -15,7 +15,7 @@
 //      fetched into registers one tile ahead (wgsl/coop_stage_vec.wgsl) where offsets and
 //      strides allow, else element by element (wgsl/coop_stage_scalar.wgsl);
 //   2. S = Q K^T, one FRAG x FRAG fragment at a time, stored to s_s as f32;
-//   3. each row's SG / (FRAG * RF) lanes read their scores once into registers (vec4 chunks), apply
+//   3. each row's SG / FRAG lanes read their scores once into registers (vec4 chunks), apply
 //      scale and mask (mask.wgsl), take the row max, and write P = exp2(S - m) to p_s in `elem`;
 //   4. O += P V on fragments.
 // Measured on the H200 (BENCHMARKS.md): staging was half the kernel's time with scalar loads,
@@ -27,19 +27,16 @@
 // Every index and stride of a fragment load or store is a `let` of its own: naga 30's SPIR-V
 // writer panics ("expression is not cached") on an index computed inside the pointer expression.
 
-override BQ: u32 = 64u;        // query rows per workgroup: FRAG * RF per subgroup
+override BQ: u32 = 64u;        // query rows per workgroup: FRAG per subgroup
 override BK: u32 = 32u;        // keys per KV tile, a multiple of FRAG
 override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override SG: u32 = 32u;        // subgroup size
-override WG: u32 = 128u;       // BQ / (FRAG * RF) * SG
+override WG: u32 = 128u;       // BQ / FRAG * SG
 override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
 override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
 
-override RF: u32 = 1u;         // row fragments per subgroup: 1, or 2 for head dims <= 4 * FRAG
-                               // (the second block's Q and O use qf4.., o4..)
-override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
-override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / (FRAG * RF)) / 4 <= 8
+override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
                                // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop
 
@@ -72,10 +69,10 @@ fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
     return EXCLUDED;
 }
 
-// Max and sum over the SG / (FRAG * RF) lanes that share a row (neighbouring lanes).
+// Max and sum over the SG / FRAG lanes that share a row (neighbouring lanes).
 fn row_lanes_max(x: f32) -> f32 {
     var m = x;
-    for (var w = 1u; w < SG / (FRAG * RF); w *= 2u) {
+    for (var w = 1u; w < SG / FRAG; w *= 2u) {
         m = max(m, subgroupShuffleXor(m, w));
     }
     return m;
@@ -83,7 +80,7 @@ fn row_lanes_max(x: f32) -> f32 {
 
 fn row_lanes_sum(x: f32) -> f32 {
     var s = x;
-    for (var w = 1u; w < SG / (FRAG * RF); w *= 2u) {
+    for (var w = 1u; w < SG / FRAG; w *= 2u) {
         s += subgroupShuffleXor(s, w);
     }
     return s;
@@ -152,70 +149,13 @@ fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c 
     let at = row0 * ss;
     coopStoreT(o, &s_s[at], ss);
     workgroupBarrier();
-    for (var c = lane % (SG / (FRAG * RF)); c < FRAG; c += SG / (FRAG * RF)) {
+    for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
         s_s[my_row * ss + c] *= alpha;
     }
     workgroupBarrier();
     let r = coopLoadT<frag_c>(&s_s[at], ss);
     workgroupBarrier();
     return r;
-}
-
-// RF 2: both row blocks' fragments `a` (rows row0..) and `b` (rows row0 + FRAG..) stored to
-// s_s and each row multiplied by its lanes' `alpha`; `unstash` loads them back.
-fn stash_scaled_pair(a: frag_c, b: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) {
-    let ss = BK + 4u;
-    let at_a = row0 * ss;
-    let at_b = (row0 + FRAG) * ss;
-    coopStoreT(a, &s_s[at_a], ss);
-    coopStoreT(b, &s_s[at_b], ss);
-    workgroupBarrier();
-    for (var c = lane % (SG / (FRAG * RF)); c < FRAG; c += SG / (FRAG * RF)) {
-        s_s[my_row * ss + c] *= alpha;
-    }
-    workgroupBarrier();
-}
-
-fn unstash(row: u32) -> frag_c {
-    let ss = BK + 4u;
-    let at = row * ss;
-    return coopLoadT<frag_c>(&s_s[at], ss);
-}
-
-// RF 2: O fragments `n` of both row blocks, times `inv`, to `out`.
-fn store_o_pair(a: frag_c, b: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_row: u32, out_at: u32) {
-    let ss = BK + 4u;
-    let at_a = row0 * ss;
-    let at_b = (row0 + FRAG) * ss;
-    workgroupBarrier(); // s_s is free
-    coopStoreT(a, &s_s[at_a], ss);
-    coopStoreT(b, &s_s[at_b], ss);
-    workgroupBarrier();
-    if (out_row < p.q_len) {
-        for (var c = lane % (SG / (FRAG * RF)); c < FRAG; c += SG / (FRAG * RF)) {
-            out[out_at + n * FRAG + c] = elem(s_s[my_row * ss + c] * inv);
-        }
-    }
-}
-
-// acc + a b. (Kept in a function: naga's uniformity analysis rejects the same multiply-add
-// written inline in `main`, whose operands derive from the subgroup index.)
-fn mad(a: frag_a, b: frag_b, acc: frag_c) -> frag_c {
-    return coopMultiplyAdd(a, b, acc);
-}
-
-// The K^T fragment of head dims dd and keys from `key0`, and the V fragment of keys from `key0`
-// and value dims of fragment `n`, from kv_s.
-fn k_frag(key0: u32, dd: u32) -> frag_b {
-    let ks = HEAD_DIM + PAD;
-    let at = key0 * ks + dd * FRAG;
-    return coopLoad<frag_b>(&kv_s[at], ks);
-}
-
-fn v_frag(key0: u32, n: u32) -> frag_b {
-    let vs = V_HEAD_DIM + PAD;
-    let at = BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
-    return coopLoadT<frag_b>(&kv_s[at], vs);
 }
 
 // Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `inv`, to `out`.
@@ -226,7 +166,7 @@ fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_r
     coopStoreT(o, &s_s[at], ss);
     workgroupBarrier();
     if (out_row < p.q_len) {
-        for (var c = lane % (SG / (FRAG * RF)); c < FRAG; c += SG / (FRAG * RF)) {
+        for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
             out[out_at + n * FRAG + c] = elem(s_s[my_row * ss + c] * inv);
         }
     }
@@ -239,16 +179,10 @@ fn main(
 ) {
     let warp = t / SG;
     let lane = t % SG;
-    let lpr = SG / (FRAG * RF);                // lanes per row in the softmax
-    let row0 = warp * FRAG * RF;        // the subgroup's first row within the block
+    let lpr = SG / FRAG;                // lanes per row in the softmax
+    let row0 = warp * FRAG;             // the subgroup's first row within the block
     let my_row = row0 + lane / lpr;     // this lane's row in the softmax
-    // Causal: the blocks with the most visible keys (the last rows) start first, so the short
-    // ones fill in at the end instead of leaving a tail of long ones.
-    var block = wg.x;
-    if (MASK_KIND == 1u && REVERSE == 1u) {
-        block = (p.q_len + BQ - 1u) / BQ - 1u - wg.x;
-    }
-    let q0 = block * BQ;
+    let q0 = wg.x * BQ;
     let h = wg.y;
     let b = wg.z;
     let kv_head = h / p.group;
@@ -311,12 +245,6 @@ fn main(
         if (Q_FRAGS > 5u) { gather_q(&qf5, local_row, 5u, part, mine); }
         if (Q_FRAGS > 6u) { gather_q(&qf6, local_row, 6u, part, mine); }
         if (Q_FRAGS > 7u) { gather_q(&qf7, local_row, 7u, part, mine); }
-        if (RF == 2u) {
-            gather_q(&qf4, local_row + FRAG, 0u, part, mine);
-            if (Q_FRAGS > 1u) { gather_q(&qf5, local_row + FRAG, 1u, part, mine); }
-            if (Q_FRAGS > 2u) { gather_q(&qf6, local_row + FRAG, 2u, part, mine); }
-            if (Q_FRAGS > 3u) { gather_q(&qf7, local_row + FRAG, 3u, part, mine); }
-        }
     }
 
     // Line 5: the max in use, this lane's partial row sum, O fragments.
@@ -355,34 +283,7 @@ fn main(
 
         // Line 8: S = Q K^T, one fragment of keys at a time, into s_s. (Two fragments at a time,
         // as two independent chains, was no faster on the H200 and slower at head dim 64.)
-        if (((ABLATE & 4u) == 0u) & (RF == 2u)) {
-            // Two row blocks: each K fragment feeds two multiply-adds.
-            for (var j = 0u; j < BK / FRAG; j++) {
-                let key0 = j * FRAG;
-                let k0 = k_frag(key0, 0u);
-                var acc_a = mad(qf0, k0, zero);
-                var acc_b = mad(qf4, k0, zero);
-                if (Q_FRAGS > 1u) {
-                    let k1 = k_frag(key0, 1u);
-                    acc_a = mad(qf1, k1, acc_a);
-                    acc_b = mad(qf5, k1, acc_b);
-                }
-                if (Q_FRAGS > 2u) {
-                    let k2 = k_frag(key0, 2u);
-                    acc_a = mad(qf2, k2, acc_a);
-                    acc_b = mad(qf6, k2, acc_b);
-                }
-                if (Q_FRAGS > 3u) {
-                    let k3 = k_frag(key0, 3u);
-                    acc_a = mad(qf3, k3, acc_a);
-                    acc_b = mad(qf7, k3, acc_b);
-                }
-                let at_a = row0 * ss + key0;
-                coopStoreT(acc_a, &s_s[at_a], ss);
-                let at_b = (row0 + FRAG) * ss + key0;
-                coopStoreT(acc_b, &s_s[at_b], ss);
-            }
-        } else if ((ABLATE & 4u) == 0u) {
+        if ((ABLATE & 4u) == 0u) {
             for (var j = 0u; j < BK / FRAG; j++) {
                 let key0 = j * FRAG;
                 var acc = qk(zero, qf0, key0, 0u);
@@ -449,13 +350,7 @@ fn main(
             rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
         }
         // Line 10, rarely: rescale O rows by alpha.
-        let rescale = workgroupUniformLoad(&rescale_flag).x != 0u;
-        if (rescale & (RF == 2u)) {
-            stash_scaled_pair(o0, o4, row0, my_row, lane, alpha); o0 = unstash(row0); o4 = unstash(row0 + FRAG); workgroupBarrier();
-            if (O_FRAGS > 1u) { stash_scaled_pair(o1, o5, row0, my_row, lane, alpha); o1 = unstash(row0); o5 = unstash(row0 + FRAG); workgroupBarrier(); }
-            if (O_FRAGS > 2u) { stash_scaled_pair(o2, o6, row0, my_row, lane, alpha); o2 = unstash(row0); o6 = unstash(row0 + FRAG); workgroupBarrier(); }
-            if (O_FRAGS > 3u) { stash_scaled_pair(o3, o7, row0, my_row, lane, alpha); o3 = unstash(row0); o7 = unstash(row0 + FRAG); workgroupBarrier(); }
-        } else if (rescale) {
+        if (workgroupUniformLoad(&rescale_flag).x != 0u) {
             o0 = rescaled(o0, row0, my_row, lane, alpha);
             if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
             if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
@@ -467,34 +362,7 @@ fn main(
         }
 
         // Line 10: O += P V.
-        if (((ABLATE & 8u) == 0u) & (RF == 2u)) {
-            // Two row blocks: each V fragment feeds two multiply-adds.
-            for (var j = 0u; j < BK / FRAG; j++) {
-                let key0 = j * FRAG;
-                let pa = row0 * ps + key0;
-                let pf_a = coopLoadT<frag_a>(&p_s[pa], ps);
-                let pb = (row0 + FRAG) * ps + key0;
-                let pf_b = coopLoadT<frag_a>(&p_s[pb], ps);
-                let v0 = v_frag(key0, 0u);
-                o0 = mad(pf_a, v0, o0);
-                o4 = mad(pf_b, v0, o4);
-                if (O_FRAGS > 1u) {
-                    let v1 = v_frag(key0, 1u);
-                    o1 = mad(pf_a, v1, o1);
-                    o5 = mad(pf_b, v1, o5);
-                }
-                if (O_FRAGS > 2u) {
-                    let v2 = v_frag(key0, 2u);
-                    o2 = mad(pf_a, v2, o2);
-                    o6 = mad(pf_b, v2, o6);
-                }
-                if (O_FRAGS > 3u) {
-                    let v3 = v_frag(key0, 3u);
-                    o3 = mad(pf_a, v3, o3);
-                    o7 = mad(pf_b, v3, o7);
-                }
-            }
-        } else if ((ABLATE & 8u) == 0u) {
+        if ((ABLATE & 8u) == 0u) {
             for (var j = 0u; j < BK / FRAG; j++) {
                 let key0 = j * FRAG;
                 let pa = row0 * ps + key0;
@@ -516,13 +384,6 @@ fn main(
     let inv = select(1.0 / l_row, 0.0, l_row == 0.0);
     let out_row = q0 + my_row;
     let out_at = row_base(p.out, b, h, 0u) + out_row * p.out.w;
-    if (RF == 2u) {
-        store_o_pair(o0, o4, 0u, row0, my_row, lane, inv, out_row, out_at);
-        if (O_FRAGS > 1u) { store_o_pair(o1, o5, 1u, row0, my_row, lane, inv, out_row, out_at); }
-        if (O_FRAGS > 2u) { store_o_pair(o2, o6, 2u, row0, my_row, lane, inv, out_row, out_at); }
-        if (O_FRAGS > 3u) { store_o_pair(o3, o7, 3u, row0, my_row, lane, inv, out_row, out_at); }
-        return;
-    }
     store_o(o0, 0u, row0, my_row, lane, inv, out_row, out_at);
     if (O_FRAGS > 1u) { store_o(o1, 1u, row0, my_row, lane, inv, out_row, out_at); }
     if (O_FRAGS > 2u) { store_o(o2, 2u, row0, my_row, lane, inv, out_row, out_at); }

@@ -30,11 +30,8 @@ pub const MAX_COOP_FRAGS: u32 = 8;
 pub struct CoopTiles {
     /// Fragment size (16 on NVIDIA, 8 on Apple): listed by the adapter as `frag x frag x frag`.
     pub frag: u32,
-    /// Query rows per workgroup (`frag * row_frags` per subgroup).
+    /// Query rows per workgroup (`frag` per subgroup).
     pub block_q: u32,
-    /// Row fragments per subgroup: 1, or 2 (32 rows per subgroup with 16x16 fragments) for head
-    /// dims up to 4 fragments, where each K and V fragment loaded feeds two multiply-adds.
-    pub row_frags: u32,
     /// Keys per KV tile.
     pub block_k: u32,
     /// Subgroup size the kernel is compiled for.
@@ -135,20 +132,11 @@ pub fn fit_tiles(
             )));
         }
     }
-    // Two row fragments per subgroup (RF 2) where the second block's Q and O fit the spare
-    // fragment registers (head dims up to 4 fragments) and a row still has whole lanes.
-    let two_rows = desc.head_dim <= 4 * frag
-        && desc.v_head_dim <= 4 * frag
-        && subgroup >= 2 * frag
-        && crate::tune::knob("coop_rf") != Some(1);
-    let rfs: &[u32] = if two_rows { &[2, 1] } else { &[1] };
-    // (subgroups, row fragments per subgroup, keys per tile)
-    let candidates: Vec<(u32, u32, u32)> = match forced {
-        Some((block_q, block_k)) if block_q.is_multiple_of(frag) && block_q > 0 => rfs
-            .iter()
-            .filter(|&&rf| (block_q / frag).is_multiple_of(rf))
-            .map(|&rf| (block_q / frag / rf, rf, block_k))
-            .collect(),
+    let lanes_per_row = subgroup / frag;
+    let candidates = match forced {
+        Some((block_q, block_k)) if block_q.is_multiple_of(frag) && block_q > 0 => {
+            vec![(block_q / frag, block_k)]
+        }
         Some((block_q, _)) => {
             return Err(Error::invalid(
                 "fused_blocks",
@@ -160,24 +148,17 @@ pub fn fit_tiles(
         }
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
         // fits, then 4 x 32; 4 x 64 was the slowest of those that fit.
-        None => rfs
-            .iter()
-            .flat_map(|&rf| {
-                [
-                    (8, 32),
-                    (4, 32),
-                    (8, 16),
-                    (4, 16),
-                    (4, 64),
-                    (2, 32),
-                    (2, 16),
-                    (1, 32),
-                    (1, 16),
-                ]
-                .into_iter()
-                .map(move |(warps, block_k)| (warps, rf, block_k))
-            })
-            .collect(),
+        None => vec![
+            (8, 32),
+            (4, 32),
+            (8, 16),
+            (4, 16),
+            (4, 64),
+            (2, 32),
+            (2, 16),
+            (1, 32),
+            (1, 16),
+        ],
     };
     // Staging Q in parts needs fragment arithmetic, which Metal's simdgroup matrices lack.
     let max_q_parts = if caps.backend == wgpu::Backend::Metal {
@@ -185,17 +166,16 @@ pub fn fit_tiles(
     } else {
         4
     };
-    let configurations: Vec<(u32, u32, u32, u32)> = candidates
+    let configurations: Vec<(u32, u32, u32)> = candidates
         .into_iter()
-        .flat_map(|(warps, rf, block_k)| {
+        .flat_map(|(warps, block_k)| {
             [1, 2, 4]
                 .into_iter()
-                .filter(move |&parts| parts <= max_q_parts.min(warps) && (rf == 1 || parts == 1))
-                .map(move |parts| (warps, rf, block_k, parts))
+                .filter(move |&parts| parts <= max_q_parts.min(warps))
+                .map(move |parts| (warps, block_k, parts))
         })
         .collect();
-    let fits = |&(warps, rf, block_k, q_parts): &(u32, u32, u32, u32)| {
-        let lanes_per_row = subgroup / (frag * rf);
+    let fits = |&(warps, block_k, q_parts): &(u32, u32, u32)| {
         block_k.is_multiple_of(frag)
             // each lane's keys in the softmax: 1 to 8 chunks of 4
             && (block_k / lanes_per_row).is_multiple_of(4)
@@ -204,33 +184,33 @@ pub fn fit_tiles(
                 <= caps
                     .max_invocations_per_workgroup
                     .min(caps.max_workgroup_size_x)
-            && workgroup_bytes(desc, warps * rf * frag, block_k, q_parts)
+            && workgroup_bytes(desc, warps * frag, block_k, q_parts)
                 <= caps.max_workgroup_storage_bytes
     };
-    // Unless tiles are forced: 8 or 4 row blocks with enough workgroups to spread over a GPU's
+    // Unless tiles are forced: 8 or 4 subgroups with enough workgroups to spread over a GPU's
     // compute units when the query is long enough for that, else the first that fits (both
     // measured: BENCHMARKS.md).
-    let grid =
-        |rows: u32| desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(rows) as u64;
-    type Preference<'a> = &'a dyn Fn(&(u32, u32, u32, u32)) -> bool;
+    let grid = |warps: u32| {
+        desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(warps * frag) as u64
+    };
+    type Preference<'a> = &'a dyn Fn(&(u32, u32, u32)) -> bool;
     let preferences: [Preference; 2] = [
-        &|c| forced.is_some() || (c.0 * c.1 >= 4 && grid(c.0 * c.1 * frag) >= MIN_WORKGROUPS),
+        &|c| forced.is_some() || (c.0 >= 4 && grid(c.0) >= MIN_WORKGROUPS),
         &|_| true,
     ];
     for prefer in preferences {
-        if let Some(&(warps, rf, block_k, q_parts)) = configurations
+        if let Some(&(warps, block_k, q_parts)) = configurations
             .iter()
             .filter(|c| prefer(c))
             .find(|c| fits(c))
         {
-            let block_q = warps * rf * frag;
+            let block_q = warps * frag;
             let word_staging = kv_aligned(desc)
                 && words_per_thread(desc, block_k, warps * subgroup) <= 8
                 && crate::tune::knob("coop_words") != Some(0);
             return Ok(CoopTiles {
                 word_staging,
                 frag,
-                row_frags: rf,
                 block_q,
                 block_k,
                 subgroup_size: subgroup,
@@ -273,15 +253,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
-            (
-                "NCH",
-                t.block_k / (t.subgroup_size / (t.frag * t.row_frags)) / 4,
-            ),
-            ("RF", t.row_frags),
-            (
-                "REVERSE",
-                (crate::tune::knob("coop_reverse") != Some(0)) as u32,
-            ),
+            ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
             ("ABLATE", crate::tune::knob("coop_ablate").unwrap_or(0)),
         ],
     };
@@ -349,10 +321,7 @@ mod tests {
                     t.workgroup_bytes <= caps.max_workgroup_storage_bytes,
                     "{t:?}"
                 );
-                assert_eq!(
-                    t.block_q,
-                    t.frag * t.row_frags * t.workgroup_size / t.subgroup_size
-                );
+                assert_eq!(t.block_q, t.frag * t.workgroup_size / t.subgroup_size);
             }
         }
     }
