@@ -36,6 +36,7 @@ override WG: u32 = 128u;       // BQ / FRAG * SG
 override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
 override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
 
+override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
 override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
                                // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop
@@ -182,7 +183,13 @@ fn main(
     let lpr = SG / FRAG;                // lanes per row in the softmax
     let row0 = warp * FRAG;             // the subgroup's first row within the block
     let my_row = row0 + lane / lpr;     // this lane's row in the softmax
-    let q0 = wg.x * BQ;
+    // Causal: the blocks with the most visible keys (the last rows) start first, so the short
+    // ones fill in at the end instead of leaving a tail of long ones.
+    var block = wg.x;
+    if (MASK_KIND == 1u && REVERSE == 1u) {
+        block = (p.q_len + BQ - 1u) / BQ - 1u - wg.x;
+    }
+    let q0 = block * BQ;
     let h = wg.y;
     let b = wg.z;
     let kv_head = h / p.group;

@@ -140,15 +140,16 @@ enum FitPolicy {
 }
 
 impl FitPolicy {
-    fn from_knob() -> Self {
+    fn from_knob(desc: &AttentionDesc) -> Self {
         match crate::tune::knob("portable_fit") {
             Some(0) => FitPolicy::Largest,
             Some(2) => FitPolicy::Resident,
             Some(1) => FitPolicy::Whole,
-            // Default: whole tiles, a guess from analysis awaiting an H200 sweep: chunked tiles
-            // take up to 13 barriers per KV tile (d128) and re-stage a streamed Q each tile,
-            // whole ones 3; block_k = 80 at d80 balances the output columns over the threads.
-            _ => FitPolicy::Whole,
+            // Measured on the H200 (f32, L = 4096, BENCHMARKS.md): whole tiles win at head dim
+            // 64 (18.1 vs 17.1 TFLOP/s), the largest blocks above it (d80 12.9 vs 12.7, d128
+            // 14.9 vs 9.2: whole tiles there leave 32-row blocks of 96 threads).
+            _ if desc.head_dim <= 64 && desc.v_head_dim <= 64 => FitPolicy::Whole,
+            _ => FitPolicy::Largest,
         }
     }
 }
@@ -264,7 +265,7 @@ pub fn fit_tiles(
     };
     let min_chunk = if forced.is_some() { 4 } else { MIN_CHUNK };
     if forced.is_none() {
-        let policy = FitPolicy::from_knob();
+        let policy = FitPolicy::from_knob(desc);
         if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
             return Ok(t);
         }

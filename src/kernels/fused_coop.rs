@@ -254,6 +254,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
+            (
+                "REVERSE",
+                (crate::tune::knob("coop_reverse") != Some(0)) as u32,
+            ),
             ("ABLATE", crate::tune::knob("coop_ablate").unwrap_or(0)),
         ],
     };
