@@ -142,7 +142,9 @@ pub fn fit_tiles(
     };
     let lanes_per_key = d8.div_ceil(chunks_per_lane).min(workgroup_size);
     let block_k = workgroup_size / lanes_per_key;
-    let max_rows = MAX_ROWS.min(4 * (workgroup_size / dv8));
+    // At most 4 query vectors per thread of a key group (8 output columns each); also at most 4
+    // per v_head_dim / 4 threads, the bound the kernel before this one had (tests check it).
+    let max_rows = MAX_ROWS.min(4 * (workgroup_size / (dv8 * 2)));
     // The most query vectors per workgroup (each K/V load serves them all) that fit the
     // workgroup memory; fewer where it is small.
     let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
@@ -306,7 +308,7 @@ mod tests {
                         "{name} {t:?}"
                     );
                     assert!(
-                        t.rows <= 4 * (t.workgroup_size / (d / 8)),
+                        t.rows <= 4 * (t.workgroup_size / (d / 4)),
                         "{name} d{d} {t:?}"
                     );
                 }
