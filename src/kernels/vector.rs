@@ -113,7 +113,7 @@ pub fn fit_tiles(
     // of 8).
     for t in [Tensor::K, Tensor::V] {
         let bytes = desc.required_bytes(t).next_multiple_of(4);
-        if bytes % 16 != 0 {
+        if !bytes.is_multiple_of(16) {
             return Err(Error::invalid(
                 t.name(),
                 bytes,
@@ -136,10 +136,9 @@ pub fn fit_tiles(
             format!("the decode kernel needs v_head_dim / 8 <= {workgroup_size} threads"),
         ));
     }
-    let chunks_per_lane = match knob("decode_cpl") {
-        Some(c @ (1 | 2 | 4)) => c,
-        _ => 4,
-    };
+    let chunks_per_lane = knob("decode_cpl")
+        .filter(|c| [1, 2, 4].contains(c))
+        .unwrap_or(4);
     let lanes_per_key = d8.div_ceil(chunks_per_lane).min(workgroup_size);
     let block_k = workgroup_size / lanes_per_key;
     // At most 4 query vectors per thread of a key group (8 output columns each); also at most 4
