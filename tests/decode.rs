@@ -156,3 +156,36 @@ fn auto_picks_the_decode_kernel_up_to_q_len_8() {
     .unwrap_err();
     assert!(e.to_string().contains("q_len"), "{e}");
 }
+
+/// K and V at odd element offsets and strides: the kernel assembles its 8-element chunks from
+/// 32-bit words (no 16-byte loads), including the odd f16 positions that straddle two words.
+#[test]
+fn unaligned_kv_layouts_use_word_loads() {
+    let Some(ctx) = ctx() else { return };
+    use wgpu_sdpa::TensorLayout;
+    let mut cases = Vec::new();
+    for dtype in dtypes() {
+        // Offset 1, rows 65 elements apart: 1 + 65,000 + 999 * 65 + 64 = 130,000 elements, a
+        // multiple of 16 bytes in both dtypes (the binding's whole vec4<u32>s cover it).
+        let layout = TensorLayout {
+            offset: 1,
+            batch_stride: 130_000,
+            head_stride: 65_000,
+            seq_stride: 65,
+        };
+        let desc = AttentionDesc::new(1, 8, 2, 2, 1000, 64)
+            .with_dtype(dtype)
+            .with_layout(wgpu_sdpa::Tensor::K, layout)
+            .with_layout(wgpu_sdpa::Tensor::V, layout);
+        assert_eq!(desc.required_bytes(wgpu_sdpa::Tensor::K) % 16, 0);
+        for splits in [Some(1), Some(3)] {
+            cases.push(case(
+                format!("{dtype} unaligned x{}", splits.unwrap()),
+                desc.clone(),
+                splits,
+                Inputs::Normal,
+            ));
+        }
+    }
+    assert_cases(ctx, &cases);
+}

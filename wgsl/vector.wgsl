@@ -1,39 +1,63 @@
 // Decode ("vector") attention for q_len <= 8: flash-decoding with the query heads of a GQA group
-// sharing every K and V load.
+// sharing every K and V load, written for memory bandwidth.
 //
 // One workgroup handles RG query vectors (query heads h of one KV head, times query rows i,
 // numbered r = (h % group) * q_len + i from `qv0`) against one split of the keys,
-// [split * split_len, (split + 1) * split_len). Per tile of BK keys:
-//   1. K is staged in workgroup memory (coalesced; zeros past the end);
-//   2. every (query vector, key) score: a dot product over the head dim, f32;
-//   3. one thread per query vector updates its running max and sum (online softmax, exp2) and
-//      turns the tile's scores into probabilities, recording the rescale factor alpha;
-//   4. V is staged in the same memory, and every output element is rescaled by alpha and
-//      accumulates P V.
-// With one split the kernel writes the output; with several it writes each split's unnormalised
+// [split * split_len, (split + 1) * split_len), in tiles of BK keys. K and V never pass through
+// workgroup memory: every thread reads its share of them from storage straight into registers, in
+// "chunks" of 8 elements (16 bytes of f16: one `vec4<u32>` load; 32 bytes of f32: two), and the
+// loads of the next tile are issued before the current tile's arithmetic (PREFETCH), so each
+// thread keeps several 16-byte loads in flight while it computes.
+//
+// Per tile:
+//   1. K: thread t reads key j = t / LPK of the tile, chunks u, u + LPK, ... (u = t % LPK, at most
+//      4 chunks), and writes its partial dot product with every query vector (queries staged once
+//      in workgroup memory, f32) to `red_s`. LPK threads cover one key row, so a warp reads whole
+//      32-byte sectors.
+//   2. One thread per (query vector, key) adds the LPK partials and applies scale and mask
+//      (`masked_score`, wgsl/mask.wgsl): the tile's scores, in `p_s`.
+//   3. P V: thread t owns the 8 output columns of chunk c = t % DV8, a block of 4 query vectors
+//      (rb) and every NKG-th key of the tile (key group g); it reads its keys' V chunks straight
+//      from storage and keeps its own online softmax (max, sum, output) per query vector for its
+//      key group: no cross-thread reduction and no serial softmax per tile, only two barriers.
+// At the end the NKG key groups' states are merged in workgroup memory (max, rescale, sum). With
+// one split the kernel writes the output; with several it writes each split's unnormalised
 // output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
-// Masks and the causal diagonal are applied through `masked_score` (wgsl/mask.wgsl).
+//
+// K and V are bound as `array<vec4<u32>>` whatever the dtype. With VEC = 1 the host has checked
+// that every offset and stride of K and V is a multiple of 16 bytes, so a chunk is whole
+// `vec4<u32>`s; with VEC = 0 (any layout) a chunk is assembled from 32-bit words, every one of
+// which lies in a whole `vec4<u32>` of the binding (the host checks that K's and V's required
+// bytes, rounded up to words, are a multiple of 16).
 
-override RG: u32 = 8u;          // query vectors per workgroup
-override BK: u32 = 32u;         // keys per tile
+override RG: u32 = 4u;          // query vectors per workgroup
+override BK: u32 = 64u;         // keys per tile: WG / LPK
 override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override WG: u32 = 256u;        // threads
-override KV_VEC4: u32 = 1056u;  // BK * (max(HEAD_DIM, V_HEAD_DIM) / 4 + 1)
+override LPK: u32 = 4u;         // threads per key row in step 1: ceil(HEAD_DIM / 8 / 4) or more
+override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * ceil(RG / 4))
+override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
+override ELEM_BYTES: u32 = 2u;  // size of `elem`
+override PREFETCH: u32 = 1u;    // 1: the next tile's K and V loads are issued early
+override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
-@group(0) @binding(2) var<storage, read> k: array<elem>;
-@group(0) @binding(3) var<storage, read> v: array<elem>;
+@group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> v: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 // Per split and query vector: V_HEAD_DIM unnormalised outputs, then (max, sum) pairs after all
 // of them. Query vector `qv` = (b * q_heads + h) * q_len + i.
 @group(0) @binding(6) var<storage, read_write> partial: array<f32>;
 
 var<workgroup> q_s: array<vec4<f32>, RG * HEAD_DIM / 4u>;
-var<workgroup> kv_s: array<vec4<elem>, KV_VEC4>;
+// Step 1's partial dot products, and the final merge.
+var<workgroup> red_s: array<f32, RED>;
+// Step 2's scores, [query vector][key]: apart from red_s, so that step 1 of the next tile may
+// write its partials while slower threads still read this tile's scores in step 3.
 var<workgroup> p_s: array<f32, RG * BK>;
-var<workgroup> alpha_s: array<f32, RG>;
-var<workgroup> l_s: array<f32, RG>;
+// Per query vector (in blocks of 4): the workgroup's max and sum after the merge.
+var<workgroup> fin_s: array<f32, 64>;
 
 struct QueryVector {
     h: u32,       // query head
@@ -48,14 +72,152 @@ fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
     return QueryVector(kv_head * p.group + g / p.q_len, g % p.q_len, valid);
 }
 
-// Output vec4 column `c` of query vector r: the thread's accumulator slot.
-fn accumulate(o: vec4<f32>, r: u32, c: u32, alpha: f32, key_count: u32) -> vec4<f32> {
-    var acc = o * alpha;
-    let vs = V_HEAD_DIM / 4u + 1u;
-    for (var j = 0u; j < key_count; j++) {
-        acc += p_s[r * BK + j] * vec4<f32>(kv_s[j * vs + c]);
+// A chunk (8 elements) as loaded: `a` holds all of it for f16, the first half for f32.
+struct Raw {
+    a: vec4<u32>,
+    b: vec4<u32>,
+}
+
+// A chunk converted to f32.
+struct Chunk {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+}
+
+fn word_k(w: u32) -> u32 {
+    return k[w >> 2u][w & 3u];
+}
+
+fn word_v(w: u32) -> u32 {
+    return v[w >> 2u][w & 3u];
+}
+
+// Two f16 from the 32-bit words `x` and `y` holding elements (e - 1, e) and (e + 1, e + 2).
+fn shift16(x: u32, y: u32) -> u32 {
+    return (x >> 16u) | (y << 16u);
+}
+
+// K elements [e, e + 8), or zeros where `ok` is false.
+fn load_k(e: u32, ok: bool) -> Raw {
+    var r = Raw();
+    if (!ok) {
+        return r;
     }
-    return acc;
+    if (VEC == 1u) {
+        if (ELEM_BYTES == 2u) {
+            r.a = k[e >> 3u];
+        } else {
+            r.a = k[e >> 2u];
+            r.b = k[(e >> 2u) + 1u];
+        }
+    } else if (ELEM_BYTES == 2u) {
+        let w = e >> 1u;
+        let x = vec4<u32>(word_k(w), word_k(w + 1u), word_k(w + 2u), word_k(w + 3u));
+        r.a = x;
+        if ((e & 1u) == 1u) {
+            let x4 = word_k(w + 4u);
+            r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
+        }
+    } else {
+        r.a = vec4<u32>(word_k(e), word_k(e + 1u), word_k(e + 2u), word_k(e + 3u));
+        r.b = vec4<u32>(word_k(e + 4u), word_k(e + 5u), word_k(e + 6u), word_k(e + 7u));
+    }
+    return r;
+}
+
+// V elements [e, e + 8), or zeros where `ok` is false (load_k for V).
+fn load_v(e: u32, ok: bool) -> Raw {
+    var r = Raw();
+    if (!ok) {
+        return r;
+    }
+    if (VEC == 1u) {
+        if (ELEM_BYTES == 2u) {
+            r.a = v[e >> 3u];
+        } else {
+            r.a = v[e >> 2u];
+            r.b = v[(e >> 2u) + 1u];
+        }
+    } else if (ELEM_BYTES == 2u) {
+        let w = e >> 1u;
+        let x = vec4<u32>(word_v(w), word_v(w + 1u), word_v(w + 2u), word_v(w + 3u));
+        r.a = x;
+        if ((e & 1u) == 1u) {
+            let x4 = word_v(w + 4u);
+            r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
+        }
+    } else {
+        r.a = vec4<u32>(word_v(e), word_v(e + 1u), word_v(e + 2u), word_v(e + 3u));
+        r.b = vec4<u32>(word_v(e + 4u), word_v(e + 5u), word_v(e + 6u), word_v(e + 7u));
+    }
+    return r;
+}
+
+fn unpack_chunk(r: Raw) -> Chunk {
+    if (ELEM_BYTES == 2u) {
+        return Chunk(
+            vec4<f32>(unpack2x16float(r.a.x), unpack2x16float(r.a.y)),
+            vec4<f32>(unpack2x16float(r.a.z), unpack2x16float(r.a.w)),
+        );
+    }
+    return Chunk(bitcast<vec4<f32>>(r.a), bitcast<vec4<f32>>(r.b));
+}
+
+// q · k over chunk c of query vector r.
+fn dot_chunk(r: u32, c: u32, x: Chunk) -> f32 {
+    let at = r * (HEAD_DIM / 4u) + 2u * c;
+    return dot(q_s[at], x.lo) + dot(q_s[at + 1u], x.hi);
+}
+
+// The score of key j (of the tile) for query vector r; EXCLUDED past RG or BK.
+fn score(r: u32, j: u32) -> f32 {
+    if (r < RG && j < BK) {
+        return p_s[r * BK + j];
+    }
+    return EXCLUDED;
+}
+
+// The scores of key j for the 4 query vectors of block rb.
+fn scores4(rb: u32, j: u32) -> vec4<f32> {
+    let r = rb * 4u;
+    return vec4<f32>(score(r, j), score(r + 1u, j), score(r + 2u, j), score(r + 3u, j));
+}
+
+// Thread state of step 3: the online softmax of 4 query vectors over one key group's keys.
+struct State {
+    m: vec4<f32>,   // running max per query vector (log2 units)
+    l: vec4<f32>,   // running sum
+    o0l: vec4<f32>, // output columns [8c, 8c + 4) and [8c + 4, 8c + 8) of the 4 query vectors
+    o0h: vec4<f32>,
+    o1l: vec4<f32>,
+    o1h: vec4<f32>,
+    o2l: vec4<f32>,
+    o2h: vec4<f32>,
+    o3l: vec4<f32>,
+    o3h: vec4<f32>,
+}
+
+// Adds keys j0..j3 (scores s0..s3 per query vector, values x0..x3) to the state.
+fn update(st: State, s0: vec4<f32>, s1: vec4<f32>, s2: vec4<f32>, s3: vec4<f32>,
+          x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
+    var n = st;
+    let m_new = max(st.m, max(max(s0, s1), max(s2, s3)));
+    let alpha = exp2(st.m - m_new);
+    let p0 = exp2(s0 - m_new);
+    let p1 = exp2(s1 - m_new);
+    let p2 = exp2(s2 - m_new);
+    let p3 = exp2(s3 - m_new);
+    n.m = m_new;
+    n.l = st.l * alpha + ((p0 + p1) + (p2 + p3));
+    n.o0l = st.o0l * alpha.x + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
+    n.o0h = st.o0h * alpha.x + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
+    n.o1l = st.o1l * alpha.y + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;
+    n.o1h = st.o1h * alpha.y + p0.y * x0.hi + p1.y * x1.hi + p2.y * x2.hi + p3.y * x3.hi;
+    n.o2l = st.o2l * alpha.z + p0.z * x0.lo + p1.z * x1.lo + p2.z * x2.lo + p3.z * x3.lo;
+    n.o2h = st.o2h * alpha.z + p0.z * x0.hi + p1.z * x1.hi + p2.z * x2.hi + p3.z * x3.hi;
+    n.o3l = st.o3l * alpha.w + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
+    n.o3h = st.o3h * alpha.w + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
+    return n;
 }
 
 @compute @workgroup_size(WG)
@@ -66,9 +228,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let qv0 = (wg.y % groups_per_head) * RG;
     let b = wg.z;
     let d4 = HEAD_DIM / 4u;
-    let dv4 = V_HEAD_DIM / 4u;
-    let ks = d4 + 1u;    // vec4 row strides of the staged K and V tiles
-    let vs = dv4 + 1u;
+    let d8 = HEAD_DIM / 8u;
+    let dv8 = V_HEAD_DIM / 8u;
+    let nrb = (RG + 3u) / 4u;
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
 
@@ -84,6 +246,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         q_s[e] = x;
     }
+    workgroupBarrier(); // q_s is read by every thread from step 1 on
 
     // This split's keys, cut short where a causal mask hides the rest from every query row.
     let key_begin = split * p.split_len;
@@ -93,131 +256,230 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
     }
 
-    // Thread t < RG keeps the running max and sum of query vector t.
-    var m = FLOOR;
-    var l = 0.0;
-    // Output slots: vec4 column c = t % dv4 of query vectors r = t / dv4 + n * (WG / dv4), n < 4,
-    // for the first (WG / dv4) * dv4 threads (the planner keeps RG <= 4 * (WG / dv4)).
-    let c = t % dv4;
-    let r_step = WG / dv4;
-    let r0 = select(RG, t / dv4, t < r_step * dv4);
-    var o0 = vec4<f32>();
-    var o1 = vec4<f32>();
-    var o2 = vec4<f32>();
-    var o3 = vec4<f32>();
+    // Step 1's role: key jk of the tile, chunks uk + n * LPK (n < 4) of its row.
+    let jk = t / LPK;
+    let uk = t % LPK;
+    let k_thread = jk < BK;
+    // Step 3's role: chunk cv of V rows, query block rb, key group g (keys g + n * NKG).
+    let cv = t % dv8;
+    let rb = (t / dv8) % nrb;
+    let g = t / (dv8 * nrb);
+    let v_thread = g < NKG;
+    let keys_per_group = (BK + NKG - 1u) / NKG;
+
+    var k0 = Raw();
+    var k1 = Raw();
+    var k2 = Raw();
+    var k3 = Raw();
+    var v0 = Raw();
+    var v1 = Raw();
+    var v2 = Raw();
+    var v3 = Raw();
+    if (PREFETCH == 1u && key_begin < key_end) {
+        let kr = k_head + (key_begin + jk) * p.k.w;
+        let ok = k_thread && key_begin + jk < key_end;
+        k0 = load_k(kr + 8u * uk, ok && uk < d8);
+        k1 = load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8);
+        k2 = load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8);
+        k3 = load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8);
+        let vr = v_head + 8u * cv;
+        let j = key_begin + g;
+        v0 = load_v(vr + j * p.v.w, v_thread && g < BK && j < key_end);
+        v1 = load_v(vr + (j + NKG) * p.v.w, v_thread && g + NKG < BK && j + NKG < key_end);
+        v2 = load_v(vr + (j + 2u * NKG) * p.v.w, v_thread && g + 2u * NKG < BK && j + 2u * NKG < key_end);
+        v3 = load_v(vr + (j + 3u * NKG) * p.v.w, v_thread && g + 3u * NKG < BK && j + 3u * NKG < key_end);
+    }
+
+    var st = State(vec4<f32>(FLOOR), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
+                   vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
 
     for (var kb = key_begin; kb < key_end; kb += BK) {
-        let n_keys = min(BK, key_end - kb);
-        workgroupBarrier(); // the previous tile's readers of kv_s and p_s are done
-        // 1. K tile.
-        for (var e = t; e < BK * d4; e += WG) {
-            let j = e / d4;
-            let d = (e % d4) * 4u;
-            var x = vec4<elem>();
-            if (j < n_keys) {
-                let at = k_head + (kb + j) * p.k.w + d;
-                x = vec4<elem>(k[at], k[at + 1u], k[at + 2u], k[at + 3u]);
+        if (PREFETCH == 0u) {
+            let kr = k_head + (kb + jk) * p.k.w;
+            let ok = k_thread && kb + jk < key_end;
+            k0 = load_k(kr + 8u * uk, ok && uk < d8);
+            k1 = load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8);
+            k2 = load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8);
+            k3 = load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8);
+            let vr = v_head + 8u * cv;
+            let j = kb + g;
+            v0 = load_v(vr + j * p.v.w, v_thread && g < BK && j < key_end);
+            v1 = load_v(vr + (j + NKG) * p.v.w, v_thread && g + NKG < BK && j + NKG < key_end);
+            v2 = load_v(vr + (j + 2u * NKG) * p.v.w, v_thread && g + 2u * NKG < BK && j + 2u * NKG < key_end);
+            v3 = load_v(vr + (j + 3u * NKG) * p.v.w, v_thread && g + 3u * NKG < BK && j + 3u * NKG < key_end);
+        }
+        // 1. Partial dot products of this thread's K chunks with every query vector.
+        {
+            let x0 = unpack_chunk(k0);
+            let x1 = unpack_chunk(k1);
+            let x2 = unpack_chunk(k2);
+            let x3 = unpack_chunk(k3);
+            // Chunks past the head dim are zeros; their q index is clamped into the row.
+            let c0 = min(uk, d8 - 1u);
+            let c1 = min(uk + LPK, d8 - 1u);
+            let c2 = min(uk + 2u * LPK, d8 - 1u);
+            let c3 = min(uk + 3u * LPK, d8 - 1u);
+            if (k_thread) {
+                for (var r = 0u; r < RG; r++) {
+                    let s = (dot_chunk(r, c0, x0) + dot_chunk(r, c1, x1))
+                        + (dot_chunk(r, c2, x2) + dot_chunk(r, c3, x3));
+                    red_s[(uk * RG + r) * BK + jk] = s;
+                }
             }
-            kv_s[j * ks + d / 4u] = x;
+        }
+        if (PREFETCH == 1u) {
+            // The next tile's K, in flight during steps 2 and 3.
+            let kn = kb + BK;
+            let kr = k_head + (kn + jk) * p.k.w;
+            let ok = k_thread && kn + jk < key_end;
+            k0 = load_k(kr + 8u * uk, ok && uk < d8);
+            k1 = load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8);
+            k2 = load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8);
+            k3 = load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8);
         }
         workgroupBarrier();
-        // 2. Scores of every (query vector, key) pair of the tile.
+        // 2. Scores: the LPK partials of each (query vector, key), scaled and masked.
         for (var e = t; e < RG * BK; e += WG) {
             let r = e / BK;
             let j = e % BK;
             let qv = query_vector(kv_head, qv0, r);
             var s = EXCLUDED;
-            if (qv.valid && j < n_keys) {
+            if (qv.valid && kb + j < key_end) {
                 var dot_qk = 0.0;
-                for (var d = 0u; d < d4; d++) {
-                    dot_qk += dot(q_s[r * d4 + d], vec4<f32>(kv_s[j * ks + d]));
+                for (var u = 0u; u < LPK; u++) {
+                    dot_qk += red_s[u * RG * BK + e];
                 }
                 s = masked_score(dot_qk, b, qv.h, qv.i, kb + j);
             }
             p_s[e] = s;
         }
         workgroupBarrier();
-        // 3. Online softmax, one thread per query vector.
-        if (t < RG) {
-            var m_tile = FLOOR;
-            for (var j = 0u; j < n_keys; j++) {
-                m_tile = max(m_tile, p_s[t * BK + j]);
+        // 3. P V over this thread's key group, 4 keys at a time (the first 4 already loaded).
+        if (v_thread) {
+            let vr = v_head + 8u * cv;
+            for (var n = 0u; n < keys_per_group; n += 4u) {
+                let j = g + n * NKG;
+                if (n > 0u) {
+                    let jj = kb + j;
+                    v0 = load_v(vr + jj * p.v.w, j < BK && jj < key_end);
+                    v1 = load_v(vr + (jj + NKG) * p.v.w, j + NKG < BK && jj + NKG < key_end);
+                    v2 = load_v(vr + (jj + 2u * NKG) * p.v.w, j + 2u * NKG < BK && jj + 2u * NKG < key_end);
+                    v3 = load_v(vr + (jj + 3u * NKG) * p.v.w, j + 3u * NKG < BK && jj + 3u * NKG < key_end);
+                }
+                st = update(st, scores4(rb, j), scores4(rb, j + NKG), scores4(rb, j + 2u * NKG),
+                            scores4(rb, j + 3u * NKG), unpack_chunk(v0), unpack_chunk(v1),
+                            unpack_chunk(v2), unpack_chunk(v3));
             }
-            let m_new = max(m, m_tile);
-            let alpha = exp2(m - m_new);
-            var sum = 0.0;
-            for (var j = 0u; j < BK; j++) {
-                let pj = exp2(p_s[t * BK + j] - m_new);
-                p_s[t * BK + j] = pj;
-                sum += pj;
-            }
-            l = l * alpha + sum;
-            m = m_new;
-            alpha_s[t] = alpha;
         }
-        // 4. V tile (K is no longer read), then O = alpha O + P V.
-        for (var e = t; e < BK * dv4; e += WG) {
-            let j = e / dv4;
-            let d = (e % dv4) * 4u;
-            var x = vec4<elem>();
-            if (j < n_keys) {
-                let at = v_head + (kb + j) * p.v.w + d;
-                x = vec4<elem>(v[at], v[at + 1u], v[at + 2u], v[at + 3u]);
-            }
-            kv_s[j * vs + d / 4u] = x;
-        }
-        workgroupBarrier();
-        if (r0 < RG) {
-            o0 = accumulate(o0, r0, c, alpha_s[r0], n_keys);
-        }
-        if (r0 + r_step < RG) {
-            o1 = accumulate(o1, r0 + r_step, c, alpha_s[r0 + r_step], n_keys);
-        }
-        if (r0 + 2u * r_step < RG) {
-            o2 = accumulate(o2, r0 + 2u * r_step, c, alpha_s[r0 + 2u * r_step], n_keys);
-        }
-        if (r0 + 3u * r_step < RG) {
-            o3 = accumulate(o3, r0 + 3u * r_step, c, alpha_s[r0 + 3u * r_step], n_keys);
+        if (PREFETCH == 1u) {
+            // The next tile's first 4 V rows of this thread, in flight during the next step 1.
+            let vr = v_head + 8u * cv;
+            let j = kb + BK + g;
+            v0 = load_v(vr + j * p.v.w, v_thread && g < BK && j < key_end);
+            v1 = load_v(vr + (j + NKG) * p.v.w, v_thread && g + NKG < BK && j + NKG < key_end);
+            v2 = load_v(vr + (j + 2u * NKG) * p.v.w, v_thread && g + 2u * NKG < BK && j + 2u * NKG < key_end);
+            v3 = load_v(vr + (j + 3u * NKG) * p.v.w, v_thread && g + 3u * NKG < BK && j + 3u * NKG < key_end);
         }
     }
 
-    // The sums go from their threads to the output slots; partial (max, sum) to the scratch.
+    // Merge the key groups. Maxes and sums first: red_s[(g * nrb + rb) * 4 + x] holds the max of
+    // query vector rb * 4 + x in key group g, the sums follow at an offset of NKG * nrb * 4.
+    workgroupBarrier(); // step 3's readers of the scores are done (the merge reuses red_s)
+    let slots = NKG * nrb * 4u;
+    if (v_thread && cv == 0u) {
+        let at = (g * nrb + rb) * 4u;
+        red_s[at] = st.m.x;
+        red_s[at + 1u] = st.m.y;
+        red_s[at + 2u] = st.m.z;
+        red_s[at + 3u] = st.m.w;
+        red_s[slots + at] = st.l.x;
+        red_s[slots + at + 1u] = st.l.y;
+        red_s[slots + at + 2u] = st.l.z;
+        red_s[slots + at + 3u] = st.l.w;
+    }
     workgroupBarrier();
-    if (t < RG) {
-        l_s[t] = l;
-        let qv = query_vector(kv_head, qv0, t);
+    for (var e = t; e < nrb * 4u; e += WG) {
+        var m_all = FLOOR;
+        for (var kg = 0u; kg < NKG; kg++) {
+            m_all = max(m_all, red_s[kg * nrb * 4u + e]);
+        }
+        var l_all = 0.0;
+        for (var kg = 0u; kg < NKG; kg++) {
+            l_all += exp2(red_s[kg * nrb * 4u + e] - m_all) * red_s[slots + kg * nrb * 4u + e];
+        }
+        fin_s[2u * e] = m_all;
+        fin_s[2u * e + 1u] = l_all;
+        let qv = query_vector(kv_head, qv0, e);
         if (qv.valid && p.kv_splits > 1u) {
             let at = ((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split;
             let ml = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
-            partial[ml + 2u * at] = m;
-            partial[ml + 2u * at + 1u] = l;
+            partial[ml + 2u * at] = m_all;
+            partial[ml + 2u * at + 1u] = l_all;
         }
     }
     workgroupBarrier();
-    store(kv_head, qv0, r0, c, o0, b, split);
-    store(kv_head, qv0, r0 + r_step, c, o1, b, split);
-    store(kv_head, qv0, r0 + 2u * r_step, c, o2, b, split);
-    store(kv_head, qv0, r0 + 3u * r_step, c, o3, b, split);
+    // Each key group's outputs rescaled to the workgroup's max, then summed over the key groups,
+    // 4 columns of one query vector per pass (threads outside the key groups contribute nothing).
+    var f = vec4<f32>();
+    if (v_thread) {
+        let mb = rb * 8u;
+        f = exp2(st.m - vec4<f32>(fin_s[mb], fin_s[mb + 2u], fin_s[mb + 4u], fin_s[mb + 6u]));
+    }
+    for (var step = 0u; step < 8u; step++) {
+        let x = step / 2u;
+        let half = (step % 2u) * 4u;
+        var o: vec4<f32>;
+        switch step {
+            case 0u: { o = st.o0l; }
+            case 1u: { o = st.o0h; }
+            case 2u: { o = st.o1l; }
+            case 3u: { o = st.o1h; }
+            case 4u: { o = st.o2l; }
+            case 5u: { o = st.o2h; }
+            case 6u: { o = st.o3l; }
+            default: { o = st.o3h; }
+        }
+        o *= f[x];
+        workgroupBarrier(); // the previous pass's readers are done
+        if (v_thread) {
+            red_s[4u * t] = o.x;
+            red_s[4u * t + 1u] = o.y;
+            red_s[4u * t + 2u] = o.z;
+            red_s[4u * t + 3u] = o.w;
+        }
+        workgroupBarrier();
+        for (var e = t; e < nrb * dv8; e += WG) {
+            let r = (e / dv8) * 4u + x;
+            if (r < RG) {
+                var sum = vec4<f32>();
+                for (var kg = 0u; kg < NKG; kg++) {
+                    let at = 4u * (kg * nrb * dv8 + e);
+                    sum += vec4<f32>(red_s[at], red_s[at + 1u], red_s[at + 2u], red_s[at + 3u]);
+                }
+                store(kv_head, qv0, r, (e % dv8) * 8u + half, sum, b, split);
+            }
+        }
+    }
 }
 
-// Writes output slot (query vector r, vec4 column c): normalised into `out` with one split,
+// Writes output columns [col, col + 4) of query vector r: normalised into `out` with one split,
 // unnormalised into the split's part of the scratch with several.
-fn store(kv_head: u32, qv0: u32, r: u32, c: u32, o: vec4<f32>, b: u32, split: u32) {
+fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, b: u32, split: u32) {
     let qv = query_vector(kv_head, qv0, r);
     if (!qv.valid) {
         return;
     }
     if (p.kv_splits == 1u) {
-        let l = l_s[r];
+        let l = fin_s[2u * r + 1u];
         // A query vector with every key excluded has l == 0 and is written as zeros.
         let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
-        let at = row_base(p.out, b, qv.h, qv.i) + c * 4u;
+        let at = row_base(p.out, b, qv.h, qv.i) + col;
         out[at] = x.x;
         out[at + 1u] = x.y;
         out[at + 2u] = x.z;
         out[at + 3u] = x.w;
     } else {
-        let at = (((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split) * V_HEAD_DIM + c * 4u;
+        let at = (((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split) * V_HEAD_DIM + col;
         partial[at] = o.x;
         partial[at + 1u] = o.y;
         partial[at + 2u] = o.z;

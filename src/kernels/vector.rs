@@ -3,7 +3,7 @@
 //! one workgroup per KV head would leave the GPU idle, and a second pass combining the splits.
 
 use crate::capabilities::Capabilities;
-use crate::desc::AttentionDesc;
+use crate::desc::{AttentionDesc, Tensor};
 use crate::error::{Error, Result};
 use crate::kernels::unfused::grid_2d;
 use crate::kernels::Dispatch;
@@ -13,7 +13,8 @@ use crate::shader::{KernelEntry, ShaderVariant};
 /// The longest query the decode kernel serves.
 pub const MAX_Q_LEN: u32 = 8;
 
-/// Query vectors one workgroup holds at most (registers: 4 output slots per thread).
+/// Query vectors one workgroup holds at most (registers: 4 query vectors of 8 output columns per
+/// thread, in blocks spread over the threads).
 const MAX_ROWS: u32 = 32;
 
 /// The fewest keys worth a split of their own.
@@ -24,7 +25,7 @@ const MIN_SPLIT_KEYS: u32 = 256;
 pub struct VectorTiles {
     /// Query vectors (GQA heads x query rows) per workgroup.
     pub rows: u32,
-    /// Keys per tile.
+    /// Keys per tile (`workgroup_size / lanes_per_key`).
     pub block_k: u32,
     /// Threads per workgroup.
     pub workgroup_size: u32,
@@ -34,33 +35,71 @@ pub struct VectorTiles {
     pub split_len: u32,
     /// Workgroup memory, bytes.
     pub workgroup_bytes: u32,
+    /// Threads reading one K row in the score step (each reads at most 4 chunks of 8 elements).
+    pub lanes_per_key: u32,
+    /// Key groups of the P V step: threads owning the same output columns and query vectors,
+    /// each with its own online softmax over every `key_groups`-th key of a tile.
+    pub key_groups: u32,
+    /// K and V chunks read as whole 16-byte `vec4<u32>` loads (every offset and stride of K and
+    /// V a multiple of 16 bytes); otherwise assembled from 32-bit words.
+    pub vectorized: bool,
+    /// The next tile's K and V loads issued before the current tile's arithmetic.
+    pub prefetch: bool,
 }
 
-fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32) -> u32 {
-    let kv_vec4 = block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1);
-    rows * desc.head_dim * 4
-        + kv_vec4 * 4 * desc.dtype.size_bytes() as u32
-        + rows * block_k * 4
-        + rows * 8
+/// `wgsl/vector.wgsl`'s `RED`: f32 slots of its reduction array (step 1's partial dot products,
+/// the key groups' maxes and sums, their outputs 4 columns at a time).
+fn red_slots(rows: u32, block_k: u32, lanes_per_key: u32, key_groups: u32, wg: u32) -> u32 {
+    (lanes_per_key * rows * block_k)
+        .max(8 * key_groups * rows.div_ceil(4))
+        .max(4 * wg)
+}
+
+/// `q_s`, `red_s`, `p_s` and `fin_s` of `wgsl/vector.wgsl`.
+fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32, red: u32) -> u32 {
+    rows * desc.head_dim * 4 + red * 4 + rows * block_k * 4 + 64 * 4
 }
 
 /// Workgroups the splits aim for: enough to keep every compute unit of a GPU busy, few on a CPU.
+/// Knob `decode_wgs` overrides it (GPU sweeps).
 fn target_workgroups(caps: &Capabilities) -> u32 {
+    if let Some(n) = crate::tune::knob("decode_wgs") {
+        return n.max(1);
+    }
     match caps.device_type {
         wgpu::DeviceType::Cpu => 4,
         wgpu::DeviceType::IntegratedGpu => 128,
-        // Measured on the H200 (BENCHMARKS.md, decode): 512 beat 2048 with a variant of the kernel.
-        _ => 512,
+        // The H200 has 132 SMs; each holds a few of these workgroups at once.
+        _ => 1056,
     }
+}
+
+/// Whether every K and V element offset and stride is a multiple of 16 bytes (chunks of 8
+/// elements are then whole `vec4<u32>`s of the binding).
+fn vector_aligned(desc: &AttentionDesc) -> bool {
+    let per_vec4 = 16 / desc.dtype.size_bytes();
+    [Tensor::K, Tensor::V].iter().all(|&t| {
+        let l = desc.layout(t);
+        [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
+            .iter()
+            .all(|x| x % per_vec4 == 0)
+    })
 }
 
 /// Tiles and splits for `desc`, or why the decode kernel cannot serve it. `splits` forces the
 /// number of KV splits (at most one per tile of keys).
+///
+/// Tuning knobs (`WGPU_SDPA_TUNE`, see `crate::tune`): `decode_vec=0` forces the word-assembled
+/// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
+/// per key row, smaller tiles), `decode_wg` (64..=1024, a power of two) sets the threads per
+/// workgroup, `decode_prefetch=0` issues each tile's loads at its start, `decode_wgs` sets the
+/// workgroups the splits aim for.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
     splits: Option<u32>,
 ) -> Result<VectorTiles> {
+    use crate::tune::knob;
     if desc.q_len > MAX_Q_LEN {
         return Err(Error::invalid(
             "q_len",
@@ -68,32 +107,62 @@ pub fn fit_tiles(
             format!("the decode kernel serves q_len <= {MAX_Q_LEN}"),
         ));
     }
-    let workgroup_size = 256
+    // K and V are bound as `array<vec4<u32>>`: every 32-bit word the kernel reads must lie in a
+    // whole vec4 of the binding, which holds when the bytes they need, rounded up to words, are
+    // a multiple of 16 (always with 16-byte aligned offsets and strides: head dims are multiples
+    // of 8).
+    for t in [Tensor::K, Tensor::V] {
+        let bytes = desc.required_bytes(t).next_multiple_of(4);
+        if !bytes.is_multiple_of(16) {
+            return Err(Error::invalid(
+                t.name(),
+                bytes,
+                "the decode kernel needs the bytes K and V span (rounded up to 4) to be a \
+                 multiple of 16",
+            ));
+        }
+    }
+    let workgroup_size = knob("decode_wg")
+        .filter(|w| w.is_power_of_two() && (64..=1024).contains(w))
+        .unwrap_or(256)
         .min(caps.max_invocations_per_workgroup)
         .min(caps.max_workgroup_size_x);
-    let dv4 = desc.v_head_dim / 4;
-    if workgroup_size < dv4 {
+    let d8 = desc.head_dim / 8;
+    let dv8 = desc.v_head_dim / 8;
+    if workgroup_size < dv8 {
         return Err(Error::invalid(
             "v_head_dim",
             desc.v_head_dim,
-            format!("the decode kernel needs v_head_dim / 4 <= {workgroup_size} threads"),
+            format!("the decode kernel needs v_head_dim / 8 <= {workgroup_size} threads"),
         ));
     }
-    let max_rows = MAX_ROWS.min(4 * (workgroup_size / dv4));
-    // The most query vectors per workgroup (each K/V load serves them all) with the largest key
-    // tile that fits; fewer vectors where the workgroup memory is small.
+    let chunks_per_lane = knob("decode_cpl")
+        .filter(|c| [1, 2, 4].contains(c))
+        .unwrap_or(4);
+    let lanes_per_key = d8.div_ceil(chunks_per_lane).min(workgroup_size);
+    let block_k = workgroup_size / lanes_per_key;
+    // At most 4 query vectors per thread of a key group (8 output columns each); also at most 4
+    // per v_head_dim / 4 threads, the bound the kernel before this one had (tests check it).
+    let max_rows = MAX_ROWS.min(4 * (workgroup_size / (dv8 * 2)));
+    // The most query vectors per workgroup (each K/V load serves them all) that fit the
+    // workgroup memory; fewer where it is small.
     let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
-    let (rows, block_k) = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
-        .flat_map(|rows| [64, 32, 16, 8, 4].map(|bk| (rows, bk)))
-        .find(|&(rows, bk)| workgroup_bytes(desc, rows, bk) <= caps.max_workgroup_storage_bytes)
+    let shape = |rows: u32| {
+        let key_groups = workgroup_size / (dv8 * rows.div_ceil(4));
+        let red = red_slots(rows, block_k, lanes_per_key, key_groups, workgroup_size);
+        (key_groups, red, workgroup_bytes(desc, rows, block_k, red))
+    };
+    let rows = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
+        .find(|&rows| shape(rows).2 <= caps.max_workgroup_storage_bytes)
         .ok_or_else(|| {
             Error::limit(
                 "decode kernel workgroup memory",
-                workgroup_bytes(desc, 1, 4) as u64,
+                shape(1).2 as u64,
                 "max_compute_workgroup_storage_size",
                 caps.max_workgroup_storage_bytes as u64,
             )
         })?;
+    let (key_groups, _, bytes) = shape(rows);
     let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
     let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
     let wanted = match splits {
@@ -110,7 +179,11 @@ pub fn fit_tiles(
         workgroup_size,
         kv_splits: desc.kv_len.div_ceil(split_len),
         split_len,
-        workgroup_bytes: workgroup_bytes(desc, rows, block_k),
+        workgroup_bytes: bytes,
+        lanes_per_key,
+        key_groups,
+        vectorized: vector_aligned(desc) && knob("decode_vec") != Some(0),
+        prefetch: knob("decode_prefetch") != Some(0),
     })
 }
 
@@ -156,9 +229,20 @@ pub fn plan(
                 ("HEAD_DIM", desc.head_dim),
                 ("V_HEAD_DIM", desc.v_head_dim),
                 ("WG", t.workgroup_size),
+                ("LPK", t.lanes_per_key),
+                ("NKG", t.key_groups),
+                ("VEC", t.vectorized as u32),
+                ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
+                ("PREFETCH", t.prefetch as u32),
                 (
-                    "KV_VEC4",
-                    t.block_k * (desc.head_dim.max(desc.v_head_dim) / 4 + 1),
+                    "RED",
+                    red_slots(
+                        t.rows,
+                        t.block_k,
+                        t.lanes_per_key,
+                        t.key_groups,
+                        t.workgroup_size,
+                    ),
                 ),
                 ("MASK_KIND", mask_kind(desc)),
             ],
