@@ -13,7 +13,8 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_F16
     .union(wgpu::Features::SUBGROUP)
     .union(wgpu::Features::TIMESTAMP_QUERY)
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+    .union(wgpu::Features::PASSTHROUGH_SHADERS);
 
 struct Shared {
     device: wgpu::Device,
@@ -244,9 +245,12 @@ impl Context {
         &self,
         variant: &crate::shader::ShaderVariant,
     ) -> Result<crate::pipelines::CompiledKernel> {
-        self.shared
-            .pipelines
-            .get(&self.shared.device, variant, self.shared.runtime_checks)
+        self.shared.pipelines.get(
+            &self.shared.device,
+            self.shared.caps.backend,
+            variant,
+            self.shared.runtime_checks,
+        )
     }
 
     pub(crate) fn empty_mask(&self) -> &wgpu::Buffer {

@@ -47,6 +47,8 @@ mod pipelines;
 pub mod planner;
 pub mod reference;
 pub mod shader;
+#[cfg(not(target_arch = "wasm32"))]
+mod spirv;
 pub mod tensor_file;
 mod tune;
 

@@ -35,6 +35,7 @@ impl PipelineCache {
     pub fn get(
         &self,
         device: &wgpu::Device,
+        backend: wgpu::Backend,
         variant: &ShaderVariant,
         runtime_checks: bool,
     ) -> Result<CompiledKernel> {
@@ -44,37 +45,39 @@ impl PipelineCache {
         }
         let scope = ErrorScope::push(device);
         let source = variant.source();
-        let module = match cache.modules.get(&source) {
+        let mut constants = variant.pipeline_constants();
+        // The cooperative-matrix kernels go through our own SPIR-V where the device takes it
+        // (src/spirv.rs: aligned fragment accesses); pipeline constants are applied there.
+        // (`spirv_all=1` sends every kernel this way: how the path is tested without fragments.)
+        let aligned_spirv = (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
+            && passthrough_spirv(device, backend)
+            && crate::tune::knob("coop_aligned") != Some(0);
+        let key = if aligned_spirv {
+            format!("{source}\n// SPIR-V, constants {constants:?}")
+        } else {
+            source.clone()
+        };
+        let module = match cache.modules.get(&key) {
             Some(m) => m.clone(),
             None => {
-                let desc = wgpu::ShaderModuleDescriptor {
-                    label: Some(variant.entry.name()),
-                    source: wgpu::ShaderSource::Wgsl(source.clone().into()),
-                };
-                let m = if runtime_checks {
-                    device.create_shader_module(desc)
+                let m = if aligned_spirv {
+                    make_aligned_spirv_module(device, variant, &source, &constants, runtime_checks)?
                 } else {
-                    // SAFETY: see `Context::with_runtime_checks`: every index the kernels compute
-                    // is in bounds and every loop finite for each plan the planner accepts and
-                    // each buffer `Attention::encode` accepts.
-                    unsafe {
-                        device.create_shader_module_trusted(
-                            desc,
-                            wgpu::ShaderRuntimeChecks::unchecked(),
-                        )
-                    }
+                    make_wgsl_module(device, variant, &source, runtime_checks)
                 };
-                cache.modules.insert(source, m.clone());
+                cache.modules.insert(key, m.clone());
                 m
             }
         };
+        if aligned_spirv {
+            constants.clear();
+        }
         let layout = bind_group_layout(device, variant.entry);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(variant.entry.name()),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let constants = variant.pipeline_constants();
         let label = variant.label();
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&label),
@@ -116,6 +119,83 @@ impl PipelineCache {
             .kernels
             .len()
     }
+}
+
+/// Whether `device` takes SPIR-V modules as they are (Vulkan with `PASSTHROUGH_SHADERS`).
+fn passthrough_spirv(device: &wgpu::Device, backend: wgpu::Backend) -> bool {
+    cfg!(not(target_arch = "wasm32"))
+        && backend == wgpu::Backend::Vulkan
+        && device
+            .features()
+            .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+}
+
+fn make_wgsl_module(
+    device: &wgpu::Device,
+    variant: &ShaderVariant,
+    source: &str,
+    runtime_checks: bool,
+) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some(variant.entry.name()),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    if runtime_checks {
+        device.create_shader_module(desc)
+    } else {
+        // SAFETY: see `Context::with_runtime_checks`: every index the kernels compute is in
+        // bounds and every loop finite for each plan the planner accepts and each buffer
+        // `Attention::encode` accepts.
+        unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn make_aligned_spirv_module(
+    device: &wgpu::Device,
+    variant: &ShaderVariant,
+    source: &str,
+    constants: &[(&str, f64)],
+    runtime_checks: bool,
+) -> Result<wgpu::ShaderModule> {
+    let bindings: Vec<u32> = variant.entry.bindings().iter().map(|&(b, _)| b).collect();
+    let words =
+        crate::spirv::coop_spirv(source, constants, &bindings, runtime_checks).map_err(|e| {
+            Error::Gpu {
+                kind: crate::error::GpuErrorKind::Validation,
+                message: format!("making SPIR-V for {}: {e}", variant.label()),
+            }
+        })?;
+    let workgroup = constants
+        .iter()
+        .find(|(name, _)| *name == "WG")
+        .map_or(1, |&(_, v)| v as u32);
+    let entry = [wgpu::PassthroughShaderEntryPoint {
+        name: "main".into(),
+        workgroup_size: (workgroup, 1, 1),
+    }];
+    // SAFETY: the SPIR-V is naga's translation of our validated WGSL with the constants
+    // applied; the only change is the `Aligned 16` operand on fragment loads and stores, true
+    // for every address the kernel forms (src/spirv.rs). Bounds: as for `make_wgsl_module`.
+    Ok(unsafe {
+        device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
+            label: Some(variant.entry.name()),
+            entry_points: std::borrow::Cow::Borrowed(&entry),
+            spirv: Some(std::borrow::Cow::Owned(words)),
+            ..Default::default()
+        })
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn make_aligned_spirv_module(
+    _: &wgpu::Device,
+    _: &ShaderVariant,
+    _: &str,
+    _: &[(&str, f64)],
+    _: bool,
+) -> Result<wgpu::ShaderModule> {
+    unreachable!("no SPIR-V in a browser")
 }
 
 fn bind_group_layout(device: &wgpu::Device, entry: KernelEntry) -> wgpu::BindGroupLayout {

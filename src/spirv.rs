@@ -1,0 +1,159 @@
+//! The cooperative-matrix kernels' SPIR-V, made here rather than by wgpu, with one change: every
+//! fragment load and store carries the `Aligned 16` memory operand.
+//!
+//! naga 30 writes `OpCooperativeMatrixLoadKHR` / `OpCooperativeMatrixStoreKHR` without a memory
+//! operand, so the driver may assume no more than the element's alignment (2 bytes for f16) and
+//! must move a fragment in narrow pieces. Every fragment address in `wgsl/fused_coop.wgsl` is a
+//! multiple of 16 bytes (rows padded to 16 bytes in workgroup memory, and device-memory fragments
+//! only where the host has checked offsets and strides), so the operand is true for each of them.
+//! The module is otherwise what wgpu itself would make from the same WGSL for a Vulkan device
+//! (naga, pipeline constants applied, the bounds checks the context chose) and is handed to
+//! `create_shader_module_passthrough`, which needs `Features::PASSTHROUGH_SHADERS`.
+
+/// `OpCooperativeMatrixLoadKHR`.
+const OP_COOP_LOAD: u32 = 4457;
+/// `OpCooperativeMatrixStoreKHR`.
+const OP_COOP_STORE: u32 = 4458;
+/// Memory operand `Aligned` (followed by the alignment in bytes).
+const MEMORY_ALIGNED: u32 = 0x2;
+/// SPIR-V header words before the first instruction.
+const HEADER_WORDS: usize = 5;
+
+/// SPIR-V for `source` with `constants` applied, every cooperative-matrix load and store marked
+/// `Aligned 16`. `checked` keeps naga's bounds checks (as wgpu's runtime checks would).
+/// `bindings` are the binding numbers of the bind group layout (group 0): wgpu's Vulkan backend
+/// numbers a layout's descriptors 0, 1, 2, ... in order of binding, and so must the module.
+pub(crate) fn coop_spirv(
+    source: &str,
+    constants: &[(&str, f64)],
+    bindings: &[u32],
+    checked: bool,
+) -> Result<Vec<u32>, String> {
+    use naga::back::spv;
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("{e:?}"))?;
+    let constants: naga::back::PipelineConstants = constants
+        .iter()
+        .map(|&(name, value)| (name.to_string(), value))
+        .collect();
+    let entry = Some((naga::ShaderStage::Compute, "main"));
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
+            .map_err(|e| e.to_string())?;
+    let policy = if checked {
+        BoundsCheckPolicy::Restrict
+    } else {
+        BoundsCheckPolicy::Unchecked
+    };
+    let mut sorted = bindings.to_vec();
+    sorted.sort_unstable();
+    let binding_map: spv::BindingMap = sorted
+        .iter()
+        .enumerate()
+        .map(|(slot, &binding)| {
+            (
+                naga::ResourceBinding { group: 0, binding },
+                spv::BindingInfo {
+                    descriptor_set: 0,
+                    binding: slot as u32,
+                    binding_array_size: None,
+                },
+            )
+        })
+        .collect();
+    let options = spv::Options {
+        binding_map,
+        // SPIR-V 1.5 (Vulkan 1.2): the Vulkan memory model cooperative matrices need is core.
+        lang_version: (1, 5),
+        flags: spv::WriterFlags::empty(),
+        bounds_check_policies: BoundsCheckPolicies {
+            index: policy,
+            buffer: policy,
+            image_load: policy,
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: checked,
+        ..spv::Options::default()
+    };
+    let pipeline = spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: "main".into(),
+    };
+    let words =
+        spv::write_vec(&module, &info, &options, Some(&pipeline)).map_err(|e| e.to_string())?;
+    align_coop_accesses(&words)
+}
+
+/// `words` with `Aligned 16` appended to every cooperative-matrix load and store that has no
+/// memory operand yet.
+fn align_coop_accesses(words: &[u32]) -> Result<Vec<u32>, String> {
+    if words.len() < HEADER_WORDS {
+        return Err("SPIR-V shorter than its header".into());
+    }
+    let mut out = Vec::with_capacity(words.len() + 64);
+    out.extend_from_slice(&words[..HEADER_WORDS]);
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 || at + count > words.len() {
+            return Err(format!("malformed SPIR-V instruction at word {at}"));
+        }
+        let inst = &words[at..at + count];
+        // Load: opcode, type, result, pointer, layout, stride. Store: opcode, pointer, object,
+        // layout, stride. One word more means a memory operand is there already.
+        let bare = match opcode {
+            OP_COOP_LOAD => count == 6,
+            OP_COOP_STORE => count == 5,
+            _ => false,
+        };
+        if bare {
+            out.push((((count + 2) as u32) << 16) | opcode);
+            out.extend_from_slice(&inst[1..]);
+            out.extend_from_slice(&[MEMORY_ALIGNED, 16]);
+        } else {
+            out.extend_from_slice(inst);
+        }
+        at += count;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_and_stores_gain_the_operand_and_nothing_else_changes() {
+        let header = [0x0723_0203, 0x0001_0500, 0, 100, 0];
+        let load = [(6 << 16) | OP_COOP_LOAD, 1, 2, 3, 4, 5];
+        let store = [(5 << 16) | OP_COOP_STORE, 3, 2, 4, 5];
+        let other = [(4 << 16) | 61, 1, 2, 3]; // OpLoad
+        let words: Vec<u32> = header
+            .iter()
+            .chain(&load)
+            .chain(&other)
+            .chain(&store)
+            .copied()
+            .collect();
+        let out = align_coop_accesses(&words).unwrap();
+        let expected: Vec<u32> = header
+            .iter()
+            .copied()
+            .chain([(8 << 16) | OP_COOP_LOAD, 1, 2, 3, 4, 5, MEMORY_ALIGNED, 16])
+            .chain(other)
+            .chain([(7 << 16) | OP_COOP_STORE, 3, 2, 4, 5, MEMORY_ALIGNED, 16])
+            .collect();
+        assert_eq!(out, expected);
+        // Already aligned: unchanged.
+        assert_eq!(align_coop_accesses(&out).unwrap(), out);
+        assert!(align_coop_accesses(&words[..HEADER_WORDS + 3]).is_err());
+    }
+}
