@@ -88,6 +88,9 @@ pub(crate) fn coop_spirv(
     };
     let words =
         spv::write_vec(&module, &info, &options, Some(&pipeline)).map_err(|e| e.to_string())?;
+    if crate::tune::knob("coop_aligned") == Some(2) {
+        return Ok(words); // tuning: our SPIR-V without the operand
+    }
     align_coop_accesses(&words)
 }
 

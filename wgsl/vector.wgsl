@@ -5,9 +5,9 @@
 // numbered r = (h % group) * q_len + i from `qv0`) against one split of the keys,
 // [split * split_len, (split + 1) * split_len), in tiles of BK keys. K and V never pass through
 // workgroup memory: every thread reads its share of them from storage straight into registers, in
-// "chunks" of 8 elements (16 bytes of f16: one `vec4<u32>` load; 32 bytes of f32: two), and the
-// loads of the next tile are issued before the current tile's arithmetic (PREFETCH), so each
-// thread keeps several 16-byte loads in flight while it computes.
+// "chunks" of 8 elements (16 bytes of f16: one `vec4<u32>` load; 32 bytes of f32: two), all of a
+// tile's loads issued together at its start. (Issuing the next tile's loads a tile early was
+// slower on the H200: the registers it holds cost occupancy.)
 //
 // Per tile:
 //   1. K: thread t reads key j = t / LPK of the tile, chunks u, u + LPK, ... (u = t % LPK, at most
@@ -39,7 +39,6 @@ override LPK: u32 = 4u;         // threads per key row in step 1: ceil(HEAD_DIM 
 override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * ceil(RG / 4))
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
-override PREFETCH: u32 = 1u;    // 1: the next tile's K and V loads are issued early
 override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -275,26 +274,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var v1 = Raw();
     var v2 = Raw();
     var v3 = Raw();
-    if (PREFETCH == 1u && key_begin < key_end) {
-        let kr = k_head + (key_begin + jk) * p.k.w;
-        let ok = k_thread && key_begin + jk < key_end;
-        k0 = load_k(kr + 8u * uk, ok && uk < d8);
-        k1 = load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8);
-        k2 = load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8);
-        k3 = load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8);
-        let vr = v_head + 8u * cv;
-        let j = key_begin + g;
-        v0 = load_v(vr + j * p.v.w, v_thread && g < BK && j < key_end);
-        v1 = load_v(vr + (j + NKG) * p.v.w, v_thread && g + NKG < BK && j + NKG < key_end);
-        v2 = load_v(vr + (j + 2u * NKG) * p.v.w, v_thread && g + 2u * NKG < BK && j + 2u * NKG < key_end);
-        v3 = load_v(vr + (j + 3u * NKG) * p.v.w, v_thread && g + 3u * NKG < BK && j + 3u * NKG < key_end);
-    }
-
     var st = State(vec4<f32>(FLOOR), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
                    vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
 
     for (var kb = key_begin; kb < key_end; kb += BK) {
-        if (PREFETCH == 0u) {
+        // This tile's K chunks and first V rows: all of the thread's loads are issued together.
+        {
             let kr = k_head + (kb + jk) * p.k.w;
             let ok = k_thread && kb + jk < key_end;
             k0 = load_k(kr + 8u * uk, ok && uk < d8);
@@ -326,16 +311,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                     red_s[(uk * RG + r) * BK + jk] = s;
                 }
             }
-        }
-        if (PREFETCH == 1u) {
-            // The next tile's K, in flight during steps 2 and 3.
-            let kn = kb + BK;
-            let kr = k_head + (kn + jk) * p.k.w;
-            let ok = k_thread && kn + jk < key_end;
-            k0 = load_k(kr + 8u * uk, ok && uk < d8);
-            k1 = load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8);
-            k2 = load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8);
-            k3 = load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8);
         }
         workgroupBarrier();
         // 2. Scores: the LPK partials of each (query vector, key), scaled and masked.
@@ -370,15 +345,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                             scores4(rb, j + 3u * NKG), unpack_chunk(v0), unpack_chunk(v1),
                             unpack_chunk(v2), unpack_chunk(v3));
             }
-        }
-        if (PREFETCH == 1u) {
-            // The next tile's first 4 V rows of this thread, in flight during the next step 1.
-            let vr = v_head + 8u * cv;
-            let j = kb + BK + g;
-            v0 = load_v(vr + j * p.v.w, v_thread && g < BK && j < key_end);
-            v1 = load_v(vr + (j + NKG) * p.v.w, v_thread && g + NKG < BK && j + NKG < key_end);
-            v2 = load_v(vr + (j + 2u * NKG) * p.v.w, v_thread && g + 2u * NKG < BK && j + 2u * NKG < key_end);
-            v3 = load_v(vr + (j + 3u * NKG) * p.v.w, v_thread && g + 3u * NKG < BK && j + 3u * NKG < key_end);
         }
     }
 

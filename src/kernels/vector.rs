@@ -43,8 +43,6 @@ pub struct VectorTiles {
     /// K and V chunks read as whole 16-byte `vec4<u32>` loads (every offset and stride of K and
     /// V a multiple of 16 bytes); otherwise assembled from 32-bit words.
     pub vectorized: bool,
-    /// The next tile's K and V loads issued before the current tile's arithmetic.
-    pub prefetch: bool,
 }
 
 /// `wgsl/vector.wgsl`'s `RED`: f32 slots of its reduction array (step 1's partial dot products,
@@ -69,8 +67,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
     match caps.device_type {
         wgpu::DeviceType::Cpu => 4,
         wgpu::DeviceType::IntegratedGpu => 128,
-        // The H200 has 132 SMs; each holds a few of these workgroups at once.
-        _ => 1056,
+        // Two per compute unit of the H200 (132 SMs): measured best of 132..2112 at kv_len >=
+        // 16384 (BENCHMARKS.md; 2112 and 1056 left K/V reads in too many short splits).
+        _ => 264,
     }
 }
 
@@ -92,8 +91,7 @@ fn vector_aligned(desc: &AttentionDesc) -> bool {
 /// Tuning knobs (`WGPU_SDPA_TUNE`, see `crate::tune`): `decode_vec=0` forces the word-assembled
 /// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
 /// per key row, smaller tiles), `decode_wg` (64..=1024, a power of two) sets the threads per
-/// workgroup, `decode_prefetch=0` issues each tile's loads at its start, `decode_wgs` sets the
-/// workgroups the splits aim for.
+/// workgroup, `decode_wgs` sets the workgroups the splits aim for.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -183,7 +181,6 @@ pub fn fit_tiles(
         lanes_per_key,
         key_groups,
         vectorized: vector_aligned(desc) && knob("decode_vec") != Some(0),
-        prefetch: knob("decode_prefetch") != Some(0),
     })
 }
 
@@ -233,7 +230,6 @@ pub fn plan(
                 ("NKG", t.key_groups),
                 ("VEC", t.vectorized as u32),
                 ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
-                ("PREFETCH", t.prefetch as u32),
                 (
                     "RED",
                     red_slots(
