@@ -70,7 +70,7 @@ pub(crate) fn coop_spirv(
     let options = spv::Options {
         binding_map,
         // SPIR-V 1.5 (Vulkan 1.2): the Vulkan memory model cooperative matrices need is core.
-        lang_version: (1, 5),
+        lang_version: (1, crate::tune::knob("spirv_lang").unwrap_or(5) as u8),
         flags: spv::WriterFlags::empty(),
         bounds_check_policies: BoundsCheckPolicies {
             index: policy,
@@ -80,6 +80,7 @@ pub(crate) fn coop_spirv(
         },
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         force_loop_bounding: checked,
+        emit_int_div_checks: crate::tune::knob("spirv_div").map_or(checked, |v| v == 1),
         ..spv::Options::default()
     };
     let pipeline = spv::PipelineOptions {

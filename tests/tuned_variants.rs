@@ -1,0 +1,61 @@
+//! Variants that the default plan does not take on this machine, run through the whole
+//! `sdpa check` matrix against the f64 reference: each set of tuning knobs (`WGPU_SDPA_TUNE`,
+//! read once per process) runs in a child process of this test binary.
+//!
+//! - `spirv_all=1`: every kernel's module made by `src/spirv.rs` and passed to wgpu as SPIR-V,
+//!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
+//! - the portable kernel's GPU defaults (register prefetch, grid fill), which a CPU adapter
+//!   skips by default.
+
+mod common;
+
+use common::{assert_cases, ctx};
+use wgpu_sdpa::check::default_matrix;
+
+const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
+
+const KNOB_SETS: [&str; 2] = ["spirv_all=1", "portable_prefetch=16,portable_fill=256"];
+
+#[test]
+fn knob_variants_pass_the_check_matrix() {
+    if ctx().is_none() {
+        return;
+    }
+    for knobs in KNOB_SETS {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_runs_the_matrix",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("WGPU_SDPA_TUNE", knobs)
+            .env(CHILD, "1")
+            .output()
+            .expect("run the test binary as a child");
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "knobs {knobs}:\n{text}");
+        assert!(
+            text.contains("CHILD RAN"),
+            "knobs {knobs}: the child did not run the matrix:\n{text}"
+        );
+    }
+}
+
+/// The body of each child; on its own (no `WGPU_SDPA_TUNED_CHILD`) it says so and returns.
+#[test]
+fn child_runs_the_matrix() {
+    if std::env::var(CHILD).is_err() {
+        eprintln!("SKIPPED: runs only as a child of knob_variants_pass_the_check_matrix");
+        return;
+    }
+    let Some(ctx) = ctx() else { return };
+    let cases = default_matrix(ctx);
+    assert_cases(ctx, &cases);
+    eprintln!(
+        "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",
+        cases.len(),
+        std::env::var("WGPU_SDPA_TUNE").unwrap_or_default()
+    );
+}
