@@ -34,6 +34,17 @@ fn stage_rows(src_is_k: bool, head: u32, seq_stride: u32, row0: u32, rows: u32, 
 
 fn fetch_tile(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32) {}
 
+fn fetch_part(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32, want_k: bool) {}
+
+// K's rows (`want_k`) or V's of the tile from key kb, straight from device memory.
+fn put_part(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32, want_k: bool) {
+    if (want_k) {
+        stage_rows(true, k_head, p.k.w, kb, BK, p.kv_len, HEAD_DIM, 0u, t);
+    } else {
+        stage_rows(false, v_head, p.v.w, kb, BK, p.kv_len, V_HEAD_DIM, BK * (HEAD_DIM + PAD), t);
+    }
+}
+
 fn put_tile(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32) {
     stage_rows(true, k_head, p.k.w, kb, BK, p.kv_len, HEAD_DIM, 0u, t);
     stage_rows(false, v_head, p.v.w, kb, BK, p.kv_len, V_HEAD_DIM, BK * (HEAD_DIM + PAD), t);

@@ -57,6 +57,34 @@ fn put_word_at(e: u32, w: vec4<u32>) {
     }
 }
 
+// Whether word `e` of a tile is K's (else V's or past the tile).
+fn is_k_word(e: u32) -> bool {
+    return e < BK * HEAD_DIM / CH;
+}
+
+// fetch_tile / put_tile for K's words only (`want_k`) or V's only, for PIPE 1.
+fn fetch_part(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32, want_k: bool) {
+    if (is_k_word(t) == want_k) { (*regs).w0 = fetch_word(t, kb, k_head, v_head); }
+    if (NL > 1u && is_k_word(t + WG) == want_k) { (*regs).w1 = fetch_word(t + WG, kb, k_head, v_head); }
+    if (NL > 2u && is_k_word(t + 2u * WG) == want_k) { (*regs).w2 = fetch_word(t + 2u * WG, kb, k_head, v_head); }
+    if (NL > 3u && is_k_word(t + 3u * WG) == want_k) { (*regs).w3 = fetch_word(t + 3u * WG, kb, k_head, v_head); }
+    if (NL > 4u && is_k_word(t + 4u * WG) == want_k) { (*regs).w4 = fetch_word(t + 4u * WG, kb, k_head, v_head); }
+    if (NL > 5u && is_k_word(t + 5u * WG) == want_k) { (*regs).w5 = fetch_word(t + 5u * WG, kb, k_head, v_head); }
+    if (NL > 6u && is_k_word(t + 6u * WG) == want_k) { (*regs).w6 = fetch_word(t + 6u * WG, kb, k_head, v_head); }
+    if (NL > 7u && is_k_word(t + 7u * WG) == want_k) { (*regs).w7 = fetch_word(t + 7u * WG, kb, k_head, v_head); }
+}
+
+fn put_part(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32, want_k: bool) {
+    if (is_k_word(t) == want_k) { put_word_at(t, (*regs).w0); }
+    if (NL > 1u && is_k_word(t + WG) == want_k) { put_word_at(t + WG, (*regs).w1); }
+    if (NL > 2u && is_k_word(t + 2u * WG) == want_k) { put_word_at(t + 2u * WG, (*regs).w2); }
+    if (NL > 3u && is_k_word(t + 3u * WG) == want_k) { put_word_at(t + 3u * WG, (*regs).w3); }
+    if (NL > 4u && is_k_word(t + 4u * WG) == want_k) { put_word_at(t + 4u * WG, (*regs).w4); }
+    if (NL > 5u && is_k_word(t + 5u * WG) == want_k) { put_word_at(t + 5u * WG, (*regs).w5); }
+    if (NL > 6u && is_k_word(t + 6u * WG) == want_k) { put_word_at(t + 6u * WG, (*regs).w6); }
+    if (NL > 7u && is_k_word(t + 7u * WG) == want_k) { put_word_at(t + 7u * WG, (*regs).w7); }
+}
+
 fn fetch_tile(regs: ptr<function, Regs>, kb: u32, k_head: u32, v_head: u32, t: u32) {
     (*regs).w0 = fetch_word(t, kb, k_head, v_head);
     if (NL > 1u) { (*regs).w1 = fetch_word(t + WG, kb, k_head, v_head); }

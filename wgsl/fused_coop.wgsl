@@ -37,6 +37,7 @@ override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM 
 override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
 
 override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
+override PIPE: u32 = 1u;       // 1: tiles software-pipelined (BK / FRAG <= 4), else one at a time
 override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
                                // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop
@@ -173,6 +174,71 @@ fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_r
     }
 }
 
+// Line 9 for the tile from key kb: this lane's scores (row my_row, NCH chunks of 4 keys
+// interleaved with the other lanes of its row) read once from s_s into registers, scaled and
+// masked; the row max raised lazily (flagging a rescale in rescale_any); P = exp2(S - m) written to
+// p_s; the lane's partial sum updated. Returns the rescale factor alpha of the row's O.
+fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, m: ptr<function, f32>, l: ptr<function, f32>) -> f32 {
+    let ss = BK + 4u;
+    let ps = BK + PAD;
+    let lpr = SG / FRAG;
+    var alpha = 1.0;
+    let srow = my_row * ss;
+    let prow = my_row * ps;
+    let lane_key = (lane % lpr) * 4u;
+    let qi = q0 + my_row;
+    var x0 = vec4<f32>(EXCLUDED);
+    var x1 = x0;
+    var x2 = x0;
+    var x3 = x0;
+    var x4 = x0;
+    var x5 = x0;
+    var x6 = x0;
+    var x7 = x0;
+    let c0 = lane_key;
+    let step = lpr * 4u;
+    x0 = score4(load4(srow + c0), b, h, qi, kb + c0);
+    if (NCH > 1u) { x1 = score4(load4(srow + c0 + step), b, h, qi, kb + c0 + step); }
+    if (NCH > 2u) { x2 = score4(load4(srow + c0 + 2u * step), b, h, qi, kb + c0 + 2u * step); }
+    if (NCH > 3u) { x3 = score4(load4(srow + c0 + 3u * step), b, h, qi, kb + c0 + 3u * step); }
+    if (NCH > 4u) { x4 = score4(load4(srow + c0 + 4u * step), b, h, qi, kb + c0 + 4u * step); }
+    if (NCH > 5u) { x5 = score4(load4(srow + c0 + 5u * step), b, h, qi, kb + c0 + 5u * step); }
+    if (NCH > 6u) { x6 = score4(load4(srow + c0 + 6u * step), b, h, qi, kb + c0 + 6u * step); }
+    if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step), b, h, qi, kb + c0 + 7u * step); }
+    let mx = max(max(max(x0, x1), max(x2, x3)), max(max(x4, x5), max(x6, x7)));
+    let m_tile = row_lanes_max(max(FLOOR, max4(mx)));
+    if (m_tile > *m + RESCALE_LOG2) {
+        alpha = exp2(*m - m_tile);
+        *m = m_tile;
+        if (kb > 0u) {
+            atomicOr(&rescale_any[0], 1u);
+        }
+    }
+    *l *= alpha;
+    *l += store_p4(x0, *m, prow + c0);
+    if (NCH > 1u) { *l += store_p4(x1, *m, prow + c0 + step); }
+    if (NCH > 2u) { *l += store_p4(x2, *m, prow + c0 + 2u * step); }
+    if (NCH > 3u) { *l += store_p4(x3, *m, prow + c0 + 3u * step); }
+    if (NCH > 4u) { *l += store_p4(x4, *m, prow + c0 + 4u * step); }
+    if (NCH > 5u) { *l += store_p4(x5, *m, prow + c0 + 5u * step); }
+    if (NCH > 6u) { *l += store_p4(x6, *m, prow + c0 + 6u * step); }
+    if (NCH > 7u) { *l += store_p4(x7, *m, prow + c0 + 7u * step); }
+    return alpha;
+}
+
+// S fragment of keys key0.. for the subgroup's rows: Q (qf0..) times the K^T fragments in kv_s.
+fn s_frag(qf0: frag_a, qf1: frag_a, qf2: frag_a, qf3: frag_a, qf4: frag_a, qf5: frag_a, qf6: frag_a, qf7: frag_a, zero: frag_c, key0: u32) -> frag_c {
+    var acc = qk(zero, qf0, key0, 0u);
+    if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
+    if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
+    if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
+    if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
+    if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
+    if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
+    if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+    return acc;
+}
+
 @compute @workgroup_size(WG)
 fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -272,104 +338,64 @@ fn main(
         kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
     }
 
-    // Line 6: stream the KV tiles. The first tile's loads are issued here; each iteration puts
-    // the fetched tile into kv_s and issues the next tile's loads before computing.
+    // Line 6: stream the KV tiles.
     var regs: Regs;
-    if (kv_end > 0u) {
-        fetch_tile(&regs, 0u, k_head, v_head, t);
-    }
-    for (var kb = 0u; kb < kv_end; kb += BK) {
-        loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
-        if ((ABLATE & 1u) == 0u) {
-            put_tile(&regs, kb, k_head, v_head, t);
-        }
-        loop_barrier();
-        if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
-            fetch_tile(&regs, kb + BK, k_head, v_head, t);
-        }
-
-        // Line 8: S = Q K^T, one fragment of keys at a time, into s_s. (Two fragments at a time,
-        // as two independent chains, was no faster on the H200 and slower at head dim 64.)
-        if ((ABLATE & 4u) == 0u) {
-            for (var j = 0u; j < BK / FRAG; j++) {
-                let key0 = j * FRAG;
-                var acc = qk(zero, qf0, key0, 0u);
-                if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
-                if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
-                if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
-                if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
-                if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
-                if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
-                if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
-                let at = row0 * ss + key0;
-                coopStoreT(acc, &s_s[at], ss);
+    if (PIPE == 1u) {
+        // Software-pipelined across tiles: while tile i's softmax runs, K of tile i + 1 is put
+        // into kv_s (its buffer is free once S_i is done) and K of tile i + 2 is in flight; then
+        // S_{i+1} = Q K_{i+1}^T and O += P_i V_i are issued together (independent chains of
+        // multiply-adds), S_{i+1} is stored, and V of tile i + 1 replaces V_i. Three barriers a
+        // tile instead of six.
+        workgroupBarrier(); // the Q gathers are done with kv_s
+        fetch_part(&regs, 0u, k_head, v_head, t, true);
+        fetch_part(&regs, 0u, k_head, v_head, t, false);
+        put_part(&regs, 0u, k_head, v_head, t, true);
+        put_part(&regs, 0u, k_head, v_head, t, false);
+        fetch_part(&regs, BK, k_head, v_head, t, true);
+        fetch_part(&regs, BK, k_head, v_head, t, false);
+        workgroupBarrier();
+        let s0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 0u);
+        var s1 = zero;
+        var s2 = zero;
+        var s3 = zero;
+        if (BK / FRAG > 1u) { s1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, FRAG); }
+        if (BK / FRAG > 2u) { s2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 2u * FRAG); }
+        if (BK / FRAG > 3u) { s3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 3u * FRAG); }
+        let at0 = row0 * ss;
+        coopStoreT(s0, &s_s[at0], ss);
+        if (BK / FRAG > 1u) { let at = row0 * ss + FRAG; coopStoreT(s1, &s_s[at], ss); }
+        if (BK / FRAG > 2u) { let at = row0 * ss + 2u * FRAG; coopStoreT(s2, &s_s[at], ss); }
+        if (BK / FRAG > 3u) { let at = row0 * ss + 3u * FRAG; coopStoreT(s3, &s_s[at], ss); }
+        workgroupBarrier(); // S_0 complete; every subgroup is done with K_0
+        for (var kb = 0u; kb < kv_end; kb += BK) {
+            let has_next = kb + BK < kv_end;
+            if (has_next) {
+                put_part(&regs, kb + BK, k_head, v_head, t, true);
+                fetch_part(&regs, kb + 2u * BK, k_head, v_head, t, true);
             }
-        }
-        loop_barrier();
-
-        var alpha = 1.0;
-        if ((ABLATE & 2u) == 0u) {
-            // Line 9, scores kept in registers: this lane's keys are NCH chunks of 4,
-            // interleaved with the other lanes of its row.
-            let srow = my_row * ss;
-            let prow = my_row * ps;
-            let lane_key = (lane % lpr) * 4u;
-            let qi = q0 + my_row;
-            var x0 = vec4<f32>(EXCLUDED);
-            var x1 = x0;
-            var x2 = x0;
-            var x3 = x0;
-            var x4 = x0;
-            var x5 = x0;
-            var x6 = x0;
-            var x7 = x0;
-            let c0 = lane_key;
-            let step = lpr * 4u;
-            x0 = score4(load4(srow + c0), b, h, qi, kb + c0);
-            if (NCH > 1u) { x1 = score4(load4(srow + c0 + step), b, h, qi, kb + c0 + step); }
-            if (NCH > 2u) { x2 = score4(load4(srow + c0 + 2u * step), b, h, qi, kb + c0 + 2u * step); }
-            if (NCH > 3u) { x3 = score4(load4(srow + c0 + 3u * step), b, h, qi, kb + c0 + 3u * step); }
-            if (NCH > 4u) { x4 = score4(load4(srow + c0 + 4u * step), b, h, qi, kb + c0 + 4u * step); }
-            if (NCH > 5u) { x5 = score4(load4(srow + c0 + 5u * step), b, h, qi, kb + c0 + 5u * step); }
-            if (NCH > 6u) { x6 = score4(load4(srow + c0 + 6u * step), b, h, qi, kb + c0 + 6u * step); }
-            if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step), b, h, qi, kb + c0 + 7u * step); }
-            let mx = max(max(max(x0, x1), max(x2, x3)), max(max(x4, x5), max(x6, x7)));
-            let m_tile = row_lanes_max(max(FLOOR, max4(mx)));
-            if (m_tile > m_used + RESCALE_LOG2) {
-                alpha = exp2(m_used - m_tile);
-                m_used = m_tile;
-                if (kb > 0u) {
-                    atomicOr(&rescale_any[0], 1u);
-                }
+            let alpha = softmax_tile(kb, b, h, q0, my_row, lane, &m_used, &l);
+            workgroupBarrier(); // P_i and K_{i+1} complete; S_i read
+            if (t == 0u) {
+                rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
             }
-            l *= alpha;
-            l += store_p4(x0, m_used, prow + c0);
-            if (NCH > 1u) { l += store_p4(x1, m_used, prow + c0 + step); }
-            if (NCH > 2u) { l += store_p4(x2, m_used, prow + c0 + 2u * step); }
-            if (NCH > 3u) { l += store_p4(x3, m_used, prow + c0 + 3u * step); }
-            if (NCH > 4u) { l += store_p4(x4, m_used, prow + c0 + 4u * step); }
-            if (NCH > 5u) { l += store_p4(x5, m_used, prow + c0 + 5u * step); }
-            if (NCH > 6u) { l += store_p4(x6, m_used, prow + c0 + 6u * step); }
-            if (NCH > 7u) { l += store_p4(x7, m_used, prow + c0 + 7u * step); }
-        }
-        loop_barrier();
-        if (t == 0u) {
-            rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
-        }
-        // Line 10, rarely: rescale O rows by alpha.
-        if (workgroupUniformLoad(&rescale_flag).x != 0u) {
-            o0 = rescaled(o0, row0, my_row, lane, alpha);
-            if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 3u) { o3 = rescaled(o3, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 4u) { o4 = rescaled(o4, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 5u) { o5 = rescaled(o5, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 6u) { o6 = rescaled(o6, row0, my_row, lane, alpha); }
-            if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
-        }
-
-        // Line 10: O += P V.
-        if ((ABLATE & 8u) == 0u) {
+            if (workgroupUniformLoad(&rescale_flag).x != 0u) {
+                o0 = rescaled(o0, row0, my_row, lane, alpha);
+                if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 3u) { o3 = rescaled(o3, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 4u) { o4 = rescaled(o4, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 5u) { o5 = rescaled(o5, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 6u) { o6 = rescaled(o6, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
+            }
+            // S_{i+1} (on the last tile: a product nobody reads) and O += P_i V_i.
+            let n0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 0u);
+            var n1 = zero;
+            var n2 = zero;
+            var n3 = zero;
+            if (BK / FRAG > 1u) { n1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, FRAG); }
+            if (BK / FRAG > 2u) { n2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 2u * FRAG); }
+            if (BK / FRAG > 3u) { n3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 3u * FRAG); }
             for (var j = 0u; j < BK / FRAG; j++) {
                 let key0 = j * FRAG;
                 let pa = row0 * ps + key0;
@@ -382,6 +408,88 @@ fn main(
                 if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
                 if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
                 if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+            }
+            let an = row0 * ss;
+            coopStoreT(n0, &s_s[an], ss);
+            if (BK / FRAG > 1u) { let at = row0 * ss + FRAG; coopStoreT(n1, &s_s[at], ss); }
+            if (BK / FRAG > 2u) { let at = row0 * ss + 2u * FRAG; coopStoreT(n2, &s_s[at], ss); }
+            if (BK / FRAG > 3u) { let at = row0 * ss + 3u * FRAG; coopStoreT(n3, &s_s[at], ss); }
+            workgroupBarrier(); // S_{i+1} complete; every subgroup is done with V_i and K_{i+1}
+            if (has_next) {
+                put_part(&regs, kb + BK, k_head, v_head, t, false);
+                fetch_part(&regs, kb + 2u * BK, k_head, v_head, t, false);
+            }
+        }
+    } else {
+        // One tile at a time: the fetched tile is put into kv_s and the next tile's loads issued
+        // before computing.
+        if (kv_end > 0u) {
+            fetch_tile(&regs, 0u, k_head, v_head, t);
+        }
+        for (var kb = 0u; kb < kv_end; kb += BK) {
+            loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
+            if ((ABLATE & 1u) == 0u) {
+                put_tile(&regs, kb, k_head, v_head, t);
+            }
+            loop_barrier();
+            if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+                fetch_tile(&regs, kb + BK, k_head, v_head, t);
+            }
+
+            // Line 8: S = Q K^T, one fragment of keys at a time, into s_s. (Two fragments at a time,
+            // as two independent chains, was no faster on the H200 and slower at head dim 64.)
+            if ((ABLATE & 4u) == 0u) {
+                for (var j = 0u; j < BK / FRAG; j++) {
+                    let key0 = j * FRAG;
+                    var acc = qk(zero, qf0, key0, 0u);
+                    if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
+                    if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
+                    if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
+                    if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
+                    if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
+                    if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
+                    if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+                    let at = row0 * ss + key0;
+                    coopStoreT(acc, &s_s[at], ss);
+                }
+            }
+            loop_barrier();
+
+            var alpha = 1.0;
+            if ((ABLATE & 2u) == 0u) {
+                alpha = softmax_tile(kb, b, h, q0, my_row, lane, &m_used, &l);
+            }
+            loop_barrier();
+            if (t == 0u) {
+                rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
+            }
+            // Line 10, rarely: rescale O rows by alpha.
+            if (workgroupUniformLoad(&rescale_flag).x != 0u) {
+                o0 = rescaled(o0, row0, my_row, lane, alpha);
+                if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 3u) { o3 = rescaled(o3, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 4u) { o4 = rescaled(o4, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 5u) { o5 = rescaled(o5, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 6u) { o6 = rescaled(o6, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
+            }
+
+            // Line 10: O += P V.
+            if ((ABLATE & 8u) == 0u) {
+                for (var j = 0u; j < BK / FRAG; j++) {
+                    let key0 = j * FRAG;
+                    let pa = row0 * ps + key0;
+                    let pf = coopLoadT<frag_a>(&p_s[pa], ps);
+                    o0 = pv(o0, pf, key0, 0u);
+                    if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
+                    if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
+                    if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
+                    if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
+                    if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
+                    if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
+                    if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+                }
             }
         }
     }

@@ -255,6 +255,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("PAD", PAD),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
             (
+                "PIPE",
+                (t.block_k / t.frag <= 4 && crate::tune::knob("coop_pipe") != Some(0)) as u32,
+            ),
+            (
                 "REVERSE",
                 (crate::tune::knob("coop_reverse") != Some(0)) as u32,
             ),
