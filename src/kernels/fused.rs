@@ -39,8 +39,8 @@ const MAX_PREFETCH: u32 = 16;
 /// adapters. Tuning knob `portable_fill` overrides it (0: off).
 const DEFAULT_FILL: u32 = 256;
 
-/// The most output vec4 columns per thread and row with 8 rows per thread: `o0..o7` at two
-/// slots are 64 f32 registers already.
+/// The most output vec4 columns per thread and row with 8 rows per thread by default: `o0..o7`
+/// at two slots are 64 f32 registers already. Tuning knob `portable_rows8_slots` (1..=4) sets it.
 const MAX_OUT_SLOTS_8_ROWS: u32 = 2;
 
 /// Query rows per thread for `(block_q, block_k)`: 8 (two row quads sharing every K and V read,
@@ -53,8 +53,10 @@ fn rows_per_thread(
     desc: &AttentionDesc,
     (block_q, block_k): (u32, u32),
 ) -> u32 {
-    let allowed =
-        block_q.is_multiple_of(8) && desc.v_head_dim.div_ceil(block_k) <= MAX_OUT_SLOTS_8_ROWS;
+    let max_slots = crate::tune::knob("portable_rows8_slots")
+        .unwrap_or(MAX_OUT_SLOTS_8_ROWS)
+        .min(MAX_OUT_SLOTS);
+    let allowed = block_q.is_multiple_of(8) && desc.v_head_dim.div_ceil(block_k) <= max_slots;
     let default =
         if caps.device_type != wgpu::DeviceType::Cpu && desc.head_dim.max(desc.v_head_dim) > 64 {
             8
