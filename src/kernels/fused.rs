@@ -409,9 +409,31 @@ mod tests {
                     assert_eq!(d % t.d_chunk, 0);
                     assert_eq!(t.block_k % t.k_chunk, 0);
                     assert!(d.div_ceil(t.block_k) <= MAX_OUT_SLOTS);
+                    assert!(matches!(t.rows_per_thread, 4 | 8), "{name} {d} {t:?}");
+                    assert_eq!(t.block_q % t.rows_per_thread, 0);
+                    assert_eq!(
+                        t.workgroup_size * 4 * t.rows_per_thread,
+                        t.block_q * t.block_k
+                    );
                 }
             }
         }
+    }
+
+    #[test]
+    fn eight_rows_per_thread_above_head_dim_64_on_gpus() {
+        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
+            return; // knobs change the defaults
+        }
+        let gpu = Capabilities::nvidia_vulkan();
+        for (d, rows) in [(64, 4), (80, 8), (128, 8)] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d);
+            let t = fit_tiles(&gpu, &desc, None, None).unwrap();
+            assert_eq!(t.rows_per_thread, rows, "d={d} {t:?}");
+        }
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128);
+        let t = fit_tiles(&Capabilities::lavapipe(), &desc, None, None).unwrap();
+        assert_eq!(t.rows_per_thread, 4);
     }
 
     #[test]
