@@ -72,7 +72,9 @@ pub struct FusedTiles {
     pub q_resident: bool,
     /// The dtype of the workgroup-memory tiles (f16 inputs may be staged as f32).
     pub stage: DType,
-    /// Threads per workgroup.
+    /// Query rows per thread: 4, or 8 (two row quads, each K and V read feeding both).
+    pub rows_per_thread: u32,
+    /// Threads per workgroup: `block_q * block_k / (4 * rows_per_thread)`.
     pub workgroup_size: u32,
     /// Workgroup memory used, bytes.
     pub workgroup_bytes: u32,
@@ -190,13 +192,14 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Fused(t) => write!(
                 f,
-                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} threads={} wg_mem={}B",
+                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} threads={} wg_mem={}B",
                 t.block_q,
                 t.block_k,
                 t.d_chunk,
                 t.k_chunk,
                 if t.q_resident { "resident" } else { "streamed" },
                 t.stage,
+                t.rows_per_thread,
                 t.workgroup_size,
                 t.workgroup_bytes
             )?,

@@ -1,11 +1,14 @@
 // Fused attention, portable variant: FlashAttention-2 (Dao 2023, Algorithm 1) with workgroup-
 // memory tiles and f32 arithmetic for every storage dtype. Needs nothing beyond core WebGPU.
 //
-// One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/4 row groups of
-// BK/4 columns; thread (tr, tc) owns query rows 4tr..4tr+3 for the whole kernel, keys
-// 4tc..4tc+3 of each KV tile in S = Q K^T, and output vec4 columns tc + s*BK/4 (s < NS) in
-// O += P V. Both products are outer products on registers: one vec4 of Q (4 rows at one head dim)
-// times one vec4 of K (4 keys at that dim) is 16 FMAs for two workgroup-memory reads.
+// One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/RM row groups of
+// BK/4 columns; thread (tr, tc) owns query rows RM tr..RM tr+RM-1 (RM = 4, or 8: two row quads)
+// for the whole kernel, keys 4tc..4tc+3 of each KV tile in S = Q K^T, and output vec4 columns
+// tc + s*BK/4 (s < NS) in O += P V. Both products are outer products on registers: one vec4 of Q
+// (4 rows at one head dim) times one vec4 of K (4 keys at that dim) is 16 FMAs for two
+// workgroup-memory reads; with RM = 8 each K (and V) read feeds both row quads, 32 FMAs for
+// three reads. The second quad's accumulators are separate named variables (s4.., o4..), not
+// arrays, so they stay in registers; with RM = 4 they are dead code.
 //
 // Workgroup memory (sized by the planner to the adapter's limit, src/kernels/fused.rs), in
 // `stage` (f32, or f16 when the planner stages f16 inputs as they are):
@@ -30,7 +33,8 @@ override Q_ROWS: u32 = 64u;    // HEAD_DIM when Q stays resident for the whole k
 override KC: u32 = 64u;        // keys of V staged at once; divides BK
 override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / BK) <= 4
 override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
-override WG: u32 = 256u;       // BQ * BK / 16
+override RM: u32 = 4u;         // query rows per thread: 4 or 8; divides BQ
+override WG: u32 = 256u;       // BQ * BK / (4 RM)
 override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
 override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
 
@@ -337,7 +341,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let nc = BK / 4u;
     let tr = t / nc;
     let tc = t % nc;
-    let r0 = tr * 4u;             // first of the thread's rows within the block
+    let r0 = tr * RM;             // first of the thread's rows within the block
+    let r4 = r0 + 4u;             // first row of the second row quad (RM == 8)
     let q0 = wg.x * BQ;           // first query row of the block
     let h = wg.y;
     let b = wg.z;
@@ -365,6 +370,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var o1 = mat4x4<f32>();
     var o2 = mat4x4<f32>();
     var o3 = mat4x4<f32>();
+    // The second row quad (RM == 8).
+    var mb = vec4<f32>(FLOOR);
+    var lb = vec4<f32>(0.0);
+    var o4 = mat4x4<f32>();
+    var o5 = mat4x4<f32>();
+    var o6 = mat4x4<f32>();
+    var o7 = mat4x4<f32>();
 
     // Causal: KV tiles wholly above the diagonal of the block's last row are never loaded.
     var kv_end = p.kv_len;
@@ -386,6 +398,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         var s1 = vec4<f32>();
         var s2 = vec4<f32>();
         var s3 = vec4<f32>();
+        var s4 = vec4<f32>();
+        var s5 = vec4<f32>();
+        var s6 = vec4<f32>();
+        var s7 = vec4<f32>();
         for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
             workgroupBarrier(); // the previous readers of kv (and q_t) are done
             put_step(false, kb, d0, next);
@@ -400,12 +416,20 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             }
             let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
             for (var d = 0u; d < DC; d++) {
-                let qa = vec4<f32>(q_t[(qd0 + d) * (BQ / 4u) + tr]);
+                let qrow = (qd0 + d) * (BQ / 4u) + r0 / 4u;
+                let qa = vec4<f32>(q_t[qrow]);
                 let kb4 = vec4<f32>(kv[d * nc + tc]);
                 s0 += qa.x * kb4;
                 s1 += qa.y * kb4;
                 s2 += qa.z * kb4;
                 s3 += qa.w * kb4;
+                if (RM == 8u) {
+                    let qb = vec4<f32>(q_t[qrow + 1u]);
+                    s4 += qb.x * kb4;
+                    s5 += qb.y * kb4;
+                    s6 += qb.z * kb4;
+                    s7 += qb.w * kb4;
+                }
             }
         }
 
@@ -420,14 +444,29 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             s1 = max(s1 * p.scale_log2, vec4<f32>(FLOOR));
             s2 = max(s2 * p.scale_log2, vec4<f32>(FLOOR));
             s3 = max(s3 * p.scale_log2, vec4<f32>(FLOOR));
+            if (RM == 8u) {
+                s4 = max(s4 * p.scale_log2, vec4<f32>(FLOOR));
+                s5 = max(s5 * p.scale_log2, vec4<f32>(FLOOR));
+                s6 = max(s6 * p.scale_log2, vec4<f32>(FLOOR));
+                s7 = max(s7 * p.scale_log2, vec4<f32>(FLOOR));
+            }
         } else {
             let key0 = kb + tc * 4u;
             s0 = score_row(s0, b, h, q0 + r0, key0);
             s1 = score_row(s1, b, h, q0 + r0 + 1u, key0);
             s2 = score_row(s2, b, h, q0 + r0 + 2u, key0);
             s3 = score_row(s3, b, h, q0 + r0 + 3u, key0);
+            if (RM == 8u) {
+                s4 = score_row(s4, b, h, q0 + r4, key0);
+                s5 = score_row(s5, b, h, q0 + r4 + 1u, key0);
+                s6 = score_row(s6, b, h, q0 + r4 + 2u, key0);
+                s7 = score_row(s7, b, h, q0 + r4 + 3u, key0);
+            }
         }
         put_row_red(r0, tc, vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3)));
+        if (RM == 8u) {
+            put_row_red(r4, tc, vec4<f32>(max4(s4), max4(s5), max4(s6), max4(s7)));
+        }
         workgroupBarrier(); // row_red complete; every read of kv for S is done
 
         // Lines 9-10: new max, P = exp2(S - m), rescale l and O by exp2(m_old - m_new).
@@ -447,6 +486,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         p_s[(r0 + 1u) * ps + tc] = p1;
         p_s[(r0 + 2u) * ps + tc] = p2;
         p_s[(r0 + 3u) * ps + tc] = p3;
+        if (RM == 8u) {
+            let mb_new = max(mb, row_group_max(r4));
+            let beta = exp2(mb - mb_new);
+            mb = mb_new;
+            let p4 = exp2(s4 - mb_new.x);
+            let p5 = exp2(s5 - mb_new.y);
+            let p6 = exp2(s6 - mb_new.z);
+            let p7 = exp2(s7 - mb_new.w);
+            lb = lb * beta + vec4<f32>(sum4(p4), sum4(p5), sum4(p6), sum4(p7));
+            o4 = mat4x4<f32>(o4[0] * beta.x, o4[1] * beta.y, o4[2] * beta.z, o4[3] * beta.w);
+            o5 = mat4x4<f32>(o5[0] * beta.x, o5[1] * beta.y, o5[2] * beta.z, o5[3] * beta.w);
+            o6 = mat4x4<f32>(o6[0] * beta.x, o6[1] * beta.y, o6[2] * beta.z, o6[3] * beta.w);
+            o7 = mat4x4<f32>(o7[0] * beta.x, o7[1] * beta.y, o7[2] * beta.z, o7[3] * beta.w);
+            p_s[r4 * ps + tc] = p4;
+            p_s[(r4 + 1u) * ps + tc] = p5;
+            p_s[(r4 + 2u) * ps + tc] = p6;
+            p_s[(r4 + 3u) * ps + tc] = p7;
+        }
 
         // Line 10: O += P V, KC keys of V staged at a time.
         for (var kc0 = 0u; kc0 < BK; kc0 += KC) {
@@ -473,6 +530,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 pv_key(&o0, &o1, &o2, &o3, j + 1u, vec4<f32>(pr0.y, pr1.y, pr2.y, pr3.y), tc);
                 pv_key(&o0, &o1, &o2, &o3, j + 2u, vec4<f32>(pr0.z, pr1.z, pr2.z, pr3.z), tc);
                 pv_key(&o0, &o1, &o2, &o3, j + 3u, vec4<f32>(pr0.w, pr1.w, pr2.w, pr3.w), tc);
+                if (RM == 8u) {
+                    let pr4 = p_s[r4 * ps + pa];
+                    let pr5 = p_s[(r4 + 1u) * ps + pa];
+                    let pr6 = p_s[(r4 + 2u) * ps + pa];
+                    let pr7 = p_s[(r4 + 3u) * ps + pa];
+                    pv_key(&o4, &o5, &o6, &o7, j, vec4<f32>(pr4.x, pr5.x, pr6.x, pr7.x), tc);
+                    pv_key(&o4, &o5, &o6, &o7, j + 1u, vec4<f32>(pr4.y, pr5.y, pr6.y, pr7.y), tc);
+                    pv_key(&o4, &o5, &o6, &o7, j + 2u, vec4<f32>(pr4.z, pr5.z, pr6.z, pr7.z), tc);
+                    pv_key(&o4, &o5, &o6, &o7, j + 3u, vec4<f32>(pr4.w, pr5.w, pr6.w, pr7.w), tc);
+                }
             }
         }
     }
@@ -480,6 +547,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     // Line 12: the row sums are spread over the row group; add them, divide, store.
     workgroupBarrier(); // row_red readers of the last tile are done
     put_row_red(r0, tc, l);
+    if (RM == 8u) {
+        put_row_red(r4, tc, lb);
+    }
     workgroupBarrier();
     let l_row = row_group_sum(r0);
     // A row with every key excluded has l_row == 0 and is written as zeros.
@@ -489,4 +559,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     store_slot(o1, 1u, inv, out_head, q0 + r0, tc);
     store_slot(o2, 2u, inv, out_head, q0 + r0, tc);
     store_slot(o3, 3u, inv, out_head, q0 + r0, tc);
+    if (RM == 8u) {
+        let lb_row = row_group_sum(r4);
+        let inv_b = select(vec4<f32>(1.0) / lb_row, vec4<f32>(0.0), lb_row == vec4<f32>(0.0));
+        store_slot(o4, 0u, inv_b, out_head, q0 + r4, tc);
+        store_slot(o5, 1u, inv_b, out_head, q0 + r4, tc);
+        store_slot(o6, 2u, inv_b, out_head, q0 + r4, tc);
+        store_slot(o7, 3u, inv_b, out_head, q0 + r4, tc);
+    }
 }

@@ -39,6 +39,36 @@ const MAX_PREFETCH: u32 = 16;
 /// adapters. Tuning knob `portable_fill` overrides it (0: off).
 const DEFAULT_FILL: u32 = 256;
 
+/// The most output vec4 columns per thread and row with 8 rows per thread by default: `o0..o7`
+/// at two slots are 64 f32 registers already. Tuning knob `portable_rows8_slots` (1..=4) sets it.
+const MAX_OUT_SLOTS_8_ROWS: u32 = 2;
+
+/// Query rows per thread for `(block_q, block_k)`: 8 (two row quads sharing every K and V read,
+/// half the threads) where `block_q` allows it and the output needs at most
+/// [`MAX_OUT_SLOTS_8_ROWS`] slots, else 4. Tuning knob `portable_rows` (4 or 8) picks; by default
+/// 8 for head dims above 64 off CPU adapters (a guess: fewer workgroup-memory reads per FMA
+/// where the H200 sweep was slowest), 4 elsewhere (d64 met its target with 4).
+fn rows_per_thread(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    (block_q, block_k): (u32, u32),
+) -> u32 {
+    let max_slots = crate::tune::knob("portable_rows8_slots")
+        .unwrap_or(MAX_OUT_SLOTS_8_ROWS)
+        .min(MAX_OUT_SLOTS);
+    let allowed = block_q.is_multiple_of(8) && desc.v_head_dim.div_ceil(block_k) <= max_slots;
+    let default =
+        if caps.device_type != wgpu::DeviceType::Cpu && desc.head_dim.max(desc.v_head_dim) > 64 {
+            8
+        } else {
+            4
+        };
+    match crate::tune::knob("portable_rows").unwrap_or(default) {
+        8 if allowed => 8,
+        _ => 4,
+    }
+}
+
 /// The smallest chunks (head dims of K, keys of V) worth a barrier each.
 const MIN_CHUNK: u32 = 32;
 
@@ -81,7 +111,8 @@ fn configure(
     min_chunk: u32,
 ) -> Option<FusedTiles> {
     let (d, dv) = (desc.head_dim, desc.v_head_dim);
-    let workgroup_size = block_q * block_k / 16;
+    let rows_per_thread = rows_per_thread(caps, desc, (block_q, block_k));
+    let workgroup_size = block_q * block_k / (4 * rows_per_thread);
     if dv.div_ceil(block_k) > MAX_OUT_SLOTS
         || !block_k.is_multiple_of(16)
         || workgroup_size
@@ -98,6 +129,7 @@ fn configure(
         k_chunk: 4,
         q_resident,
         stage,
+        rows_per_thread,
         workgroup_size,
         workgroup_bytes: 0,
     };
@@ -348,6 +380,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
             ("KC", t.k_chunk),
             ("NS", desc.v_head_dim.div_ceil(t.block_k)),
             ("KV_VEC4", kv_elements(desc, t) / 4),
+            ("RM", t.rows_per_thread),
             ("WG", t.workgroup_size),
             ("PF", prefetch),
             ("ALIGN4", align4 as u32),
@@ -376,9 +409,31 @@ mod tests {
                     assert_eq!(d % t.d_chunk, 0);
                     assert_eq!(t.block_k % t.k_chunk, 0);
                     assert!(d.div_ceil(t.block_k) <= MAX_OUT_SLOTS);
+                    assert!(matches!(t.rows_per_thread, 4 | 8), "{name} {d} {t:?}");
+                    assert_eq!(t.block_q % t.rows_per_thread, 0);
+                    assert_eq!(
+                        t.workgroup_size * 4 * t.rows_per_thread,
+                        t.block_q * t.block_k
+                    );
                 }
             }
         }
+    }
+
+    #[test]
+    fn eight_rows_per_thread_above_head_dim_64_on_gpus() {
+        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
+            return; // knobs change the defaults
+        }
+        let gpu = Capabilities::nvidia_vulkan();
+        for (d, rows) in [(64, 4), (80, 8), (128, 8)] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d);
+            let t = fit_tiles(&gpu, &desc, None, None).unwrap();
+            assert_eq!(t.rows_per_thread, rows, "d={d} {t:?}");
+        }
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128);
+        let t = fit_tiles(&Capabilities::lavapipe(), &desc, None, None).unwrap();
+        assert_eq!(t.rows_per_thread, 4);
     }
 
     #[test]

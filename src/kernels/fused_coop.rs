@@ -49,7 +49,7 @@ pub struct CoopTiles {
 
 /// Whether every row of K and V starts on a 16-byte boundary and is read in 16-byte words.
 fn kv_aligned(desc: &AttentionDesc) -> bool {
-    let per_16_bytes = 16 / desc.dtype.size_bytes() as u64;
+    let per_16_bytes = 16 / desc.dtype.size_bytes();
     [Tensor::K, Tensor::V].into_iter().all(|t| {
         let l = desc.layout(t);
         [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
