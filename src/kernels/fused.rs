@@ -46,8 +46,8 @@ const MAX_OUT_SLOTS_8_ROWS: u32 = 2;
 /// Query rows per thread for `(block_q, block_k)`: 8 (two row quads sharing every K and V read,
 /// half the threads) where `block_q` allows it and the output needs at most
 /// [`MAX_OUT_SLOTS_8_ROWS`] slots, else 4. Tuning knob `portable_rows` (4 or 8) picks; by default
-/// 8 for head dims above 64 off CPU adapters (a guess: fewer workgroup-memory reads per FMA
-/// where the H200 sweep was slowest), 4 elsewhere (d64 met its target with 4).
+/// 8 for head dims of 128 and more off CPU adapters, 4 elsewhere (H200, f32, L = 4096: d128
+/// 16.9 ms with 8 against 18.4 with 4; d80 15.3 against 13.4, d64 10.7 against 7.6).
 fn rows_per_thread(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -58,7 +58,7 @@ fn rows_per_thread(
         .min(MAX_OUT_SLOTS);
     let allowed = block_q.is_multiple_of(8) && desc.v_head_dim.div_ceil(block_k) <= max_slots;
     let default =
-        if caps.device_type != wgpu::DeviceType::Cpu && desc.head_dim.max(desc.v_head_dim) > 64 {
+        if caps.device_type != wgpu::DeviceType::Cpu && desc.head_dim.max(desc.v_head_dim) >= 128 {
             8
         } else {
             4
@@ -421,12 +421,12 @@ mod tests {
     }
 
     #[test]
-    fn eight_rows_per_thread_above_head_dim_64_on_gpus() {
+    fn eight_rows_per_thread_from_head_dim_128_on_gpus() {
         if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
             return; // knobs change the defaults
         }
         let gpu = Capabilities::nvidia_vulkan();
-        for (d, rows) in [(64, 4), (80, 8), (128, 8)] {
+        for (d, rows) in [(64, 4), (80, 4), (128, 8)] {
             let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d);
             let t = fit_tiles(&gpu, &desc, None, None).unwrap();
             assert_eq!(t.rows_per_thread, rows, "d={d} {t:?}");

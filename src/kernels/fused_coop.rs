@@ -147,7 +147,19 @@ pub fn fit_tiles(
             ))
         }
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
-        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit.
+        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
+        // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
+        None if desc.head_dim <= 64 && desc.v_head_dim <= 64 => vec![
+            (4, 32),
+            (8, 32),
+            (8, 16),
+            (4, 16),
+            (4, 64),
+            (2, 32),
+            (2, 16),
+            (1, 32),
+            (1, 16),
+        ],
         None => vec![
             (8, 32),
             (4, 32),
@@ -254,9 +266,13 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
+            // Pipelined tiles: H200, f16, L = 4096: d80 2.07 against 2.11 ms, d128 2.36 against
+            // 2.41, but d64 2.00 against 1.49 (more live fragments than its best schedule has).
             (
                 "PIPE",
-                (t.block_k / t.frag <= 4 && crate::tune::knob("coop_pipe") != Some(0)) as u32,
+                (t.block_k / t.frag <= 4
+                    && crate::tune::knob("coop_pipe").map_or(desc.head_dim > 64, |v| v == 1))
+                    as u32,
             ),
             (
                 "REVERSE",
