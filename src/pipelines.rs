@@ -159,13 +159,17 @@ fn make_aligned_spirv_module(
     runtime_checks: bool,
 ) -> Result<wgpu::ShaderModule> {
     let bindings: Vec<u32> = variant.entry.bindings().iter().map(|&(b, _)| b).collect();
-    let words =
-        crate::spirv::coop_spirv(source, constants, &bindings, runtime_checks).map_err(|e| {
-            Error::Gpu {
-                kind: crate::error::GpuErrorKind::Validation,
-                message: format!("making SPIR-V for {}: {e}", variant.label()),
-            }
-        })?;
+    let words = crate::spirv::coop_spirv(
+        source,
+        constants,
+        &bindings,
+        device.features(),
+        runtime_checks,
+    )
+    .map_err(|e| Error::Gpu {
+        kind: crate::error::GpuErrorKind::Validation,
+        message: format!("making SPIR-V for {}: {e}", variant.label()),
+    })?;
     let workgroup = constants
         .iter()
         .find(|(name, _)| *name == "WG")

@@ -23,21 +23,38 @@ const HEADER_WORDS: usize = 5;
 /// `Aligned 16`. `checked` keeps naga's bounds checks (as wgpu's runtime checks would).
 /// `bindings` are the binding numbers of the bind group layout (group 0): wgpu's Vulkan backend
 /// numbers a layout's descriptors 0, 1, 2, ... in order of binding, and so must the module.
+/// `features` are the device's: the module is validated against them as wgpu would (a module
+/// needing a capability the device lacks is an error here, never SPIR-V the driver must reject).
 pub(crate) fn coop_spirv(
     source: &str,
     constants: &[(&str, f64)],
     bindings: &[u32],
+    features: wgpu::Features,
     checked: bool,
 ) -> Result<Vec<u32>, String> {
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| format!("{e:?}"))?;
+    use naga::valid::Capabilities as Caps;
+    let mut caps = Caps::all();
+    for (feature, needs) in [
+        (
+            wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+            Caps::COOPERATIVE_MATRIX,
+        ),
+        (wgpu::Features::SHADER_F16, Caps::SHADER_FLOAT16),
+        (
+            wgpu::Features::SUBGROUP,
+            Caps::SUBGROUP.union(Caps::SUBGROUP_BARRIER),
+        ),
+    ] {
+        if !features.contains(feature) {
+            caps.remove(needs);
+        }
+    }
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| format!("{e:?}"))?;
     let constants: naga::back::PipelineConstants = constants
         .iter()
         .map(|&(name, value)| (name.to_string(), value))
