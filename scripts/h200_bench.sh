@@ -4,7 +4,8 @@
 #   bash scripts/h200_bench.sh OUT_DIR
 # Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
 # for f16, the portable kernel for f32), the portable kernel on the f16 rows, the L = 32768 memory
-# row, and PyTorch's bench on the same shapes, in one go on one machine.
+# row, PyTorch's bench on the same shapes, and the decode sweep beside PyTorch's, in one go on one
+# machine.
 set -uo pipefail
 out=${1:?output folder}
 run="bash .device/on-device.sh .device/sdpa"
@@ -19,3 +20,7 @@ $run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$o
   python3 .device/torch_sdpa_bench.py --hdim 128 --lens 4096 --heads 32 8
   python3 .device/torch_sdpa_bench.py --hdim 64 128 --lens 4096 --mask causal
 } > "$out/torch.txt" 2>&1
+# Decode (issue #5): q_len 1, 32/8 heads, head dim 128, f16.
+$run bench --decode --len 256,1024,4096,16384,32768,65536,131072 --json "$out/decode.json" > "$out/decode.txt" 2>&1
+python3 .device/torch_sdpa_bench.py --decode --dtype float16 --hdim 128 --heads 32 8 \
+  --lens 256 1024 4096 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
