@@ -51,6 +51,7 @@ impl PipelineCache {
         // (`spirv_all=1` sends every kernel this way: how the path is tested without fragments.)
         let aligned_spirv = (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
             && passthrough_spirv(device, backend)
+            // (`coop_aligned=0`: wgpu's own translation, for comparison.)
             && crate::tune::knob("coop_aligned") != Some(0);
         let key = if aligned_spirv {
             format!("{source}\n// SPIR-V, constants {constants:?}")

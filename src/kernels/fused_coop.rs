@@ -2,6 +2,14 @@
 //! fragments. The fragment configuration comes only from the adapter's list
 //! ([`Capabilities::cooperative_matrix`]): on the H200 an unlisted 8x8 f32 pipeline was created
 //! without error and computed garbage, so nothing else is ever tried.
+//!
+//! Tuning knobs (`WGPU_SDPA_TUNE`, `src/tune.rs`): `coop_words=0` stages K/V element by element
+//! even where 16-byte words are possible; `coop_pipe=0|1` forces the one-tile-at-a-time or the
+//! pipelined KV loop (default: pipelined above head dim 64); `coop_reverse=0` keeps causal
+//! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
+//! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers). `coop_aligned` (in
+//! `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the WGSL, 2 drops the `Aligned`
+//! operands from ours.
 
 use wgpu::CooperativeScalarType;
 
