@@ -157,28 +157,23 @@ pub fn fit_tiles(
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
         // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
         // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
-        None if desc.head_dim <= 64 && desc.v_head_dim <= 64 => vec![
-            (4, 32),
-            (8, 32),
-            (8, 16),
-            (4, 16),
-            (4, 64),
-            (2, 32),
-            (2, 16),
-            (1, 32),
-            (1, 16),
-        ],
-        None => vec![
-            (8, 32),
-            (4, 32),
-            (8, 16),
-            (4, 16),
-            (4, 64),
-            (2, 32),
-            (2, 16),
-            (1, 32),
-            (1, 16),
-        ],
+        None => {
+            let mut list = vec![
+                (8, 32),
+                (4, 32),
+                (8, 16),
+                (4, 16),
+                (4, 64),
+                (2, 32),
+                (2, 16),
+                (1, 32),
+                (1, 16),
+            ];
+            if desc.head_dim <= 64 && desc.v_head_dim <= 64 {
+                list.swap(0, 1);
+            }
+            list
+        }
     };
     // Staging Q in parts needs fragment arithmetic, which Metal's simdgroup matrices lack.
     let max_q_parts = if caps.backend == wgpu::Backend::Metal {
