@@ -369,8 +369,8 @@ fn main(
         // S_{i+1} = Q K_{i+1}^T and O += P_i V_i are issued together (independent chains of
         // multiply-adds), S_{i+1} is stored, and V of tile i + 1 replaces V_i. Three barriers a
         // tile instead of six. (The rescale and P V blocks repeat the other loop's: they update
-        // o0..o7 in place, and naga 30 takes neither pointers to fragment variables as function
-        // arguments nor fragments in structs, so they cannot move into a function.)
+        // o0..o7 in place, and naga 30 rejects a pointer to a fragment variable as a function
+        // argument (a type mismatch), so they cannot move into a function.)
         workgroupBarrier(); // the Q gathers are done with kv_s
         fetch_part(&regs, 0u, k_head, v_head, t, true);
         fetch_part(&regs, 0u, k_head, v_head, t, false);
