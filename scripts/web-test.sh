@@ -6,12 +6,13 @@
 #
 # Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the wasm-bindgen
 # version in Cargo.lock (cargo install), chromium (apt-get). WEB_TEST_TIMEOUT (seconds, default
-# 900) bounds the browser run; WEB_TEST_KEEP=1 keeps Chromium's log beside the page in
+# 2400) bounds the browser run: on a 2-core machine it takes about 14 minutes, most of it
+# SwiftShader compiling the decode kernel's variants (about 2 minutes each); WEB_TEST_KEEP=1 keeps Chromium's log beside the page in
 # target/web/ (serve that folder to look at the page yourself).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
-timeout_s=${WEB_TEST_TIMEOUT:-900}
+timeout_s=${WEB_TEST_TIMEOUT:-2400}
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
 
