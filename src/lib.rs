@@ -26,7 +26,7 @@
 //!
 //! Where things are: [`desc`] (the problem and its checks), [`planner`] (fused or unfused, and
 //! why), [`kernels`] (one module per kernel family), `wgsl/` (the kernels; masks are applied in
-//! `wgsl/mask.wgsl`), [`reference`] (the f64 CPU reference).
+//! `wgsl/mask.wgsl`), [`reference`](mod@reference) (the f64 CPU reference).
 
 #![warn(missing_docs)]
 
