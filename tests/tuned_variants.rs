@@ -4,13 +4,14 @@
 //!
 //! - `spirv_all=1`: every kernel's module made by `src/spirv.rs` and passed to wgpu as SPIR-V,
 //!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
-//! - the portable kernel's GPU defaults (register prefetch, grid fill), which a CPU adapter
-//!   skips by default.
+//! - the portable kernel's GPU defaults (register prefetch, grid fill, 8 query rows per thread
+//!   where the blocks allow), which a CPU adapter skips by default.
 
 mod common;
 
 use common::{assert_cases, ctx};
-use wgpu_sdpa::check::default_matrix;
+use wgpu_sdpa::check::{default_matrix, CheckCase};
+use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Mask, Path};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
@@ -51,7 +52,26 @@ fn child_runs_the_matrix() {
         return;
     }
     let Some(ctx) = ctx() else { return };
-    let cases = default_matrix(ctx);
+    let mut cases = default_matrix(ctx);
+    // 64-row blocks of the portable kernel, where 8 query rows per thread apply (the default
+    // matrix's tiles on a 32 KiB adapter are smaller).
+    for (d, blocks, mask) in [
+        (128, (64, 64), Mask::None),
+        (80, (64, 32), Mask::Causal(CausalAlignment::BottomRight)),
+        (64, (64, 32), Mask::None),
+    ] {
+        let desc = AttentionDesc::new(1, 2, 1, 70, 90, d)
+            .with_dtype(DType::F32)
+            .with_mask(mask);
+        let mut case = CheckCase::new(
+            format!("fused f32 d{d} blocks {blocks:?}"),
+            desc,
+            Path::Fused,
+        );
+        case.fused_blocks = Some(blocks);
+        case.cooperative = Some(false);
+        cases.push(case);
+    }
     assert_cases(ctx, &cases);
     eprintln!(
         "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",

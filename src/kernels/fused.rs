@@ -319,6 +319,17 @@ pub fn fit_tiles(
             return Ok(t);
         }
     }
+    if let Some((block_q, block_k)) = forced {
+        return Err(Error::invalid(
+            "fused_blocks",
+            format!("({block_q}, {block_k})"),
+            format!(
+                "no tiles with these blocks fit this adapter ({} bytes of workgroup memory, {} \
+                 threads) with at most {MAX_OUT_SLOTS} output columns of 4 per thread",
+                caps.max_workgroup_storage_bytes, caps.max_invocations_per_workgroup
+            ),
+        ));
+    }
     Err(Error::limit(
         "fused kernel workgroup memory (smallest tiles)",
         (4 * 16 * 16 + 4 * 8 * 16) as u64,
