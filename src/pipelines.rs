@@ -45,15 +45,15 @@ impl PipelineCache {
         }
         let scope = ErrorScope::push(device);
         let source = variant.source();
-        let mut constants = variant.pipeline_constants();
+        let constants = variant.pipeline_constants();
         // The cooperative-matrix kernels go through our own SPIR-V where the device takes it
-        // (src/spirv.rs: aligned fragment accesses); pipeline constants are applied there.
+        // (src/spirv.rs); pipeline constants are applied there.
         // (`spirv_all=1` sends every kernel this way: how the path is tested without fragments.)
-        let aligned_spirv = (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
+        let own_spirv = (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
             && passthrough_spirv(device, backend)
             // (`coop_aligned=0`: wgpu's own translation, for comparison.)
             && crate::tune::knob("coop_aligned") != Some(0);
-        let key = if aligned_spirv {
+        let key = if own_spirv {
             format!("{source}\n// SPIR-V, constants {constants:?}")
         } else {
             source.clone()
@@ -61,8 +61,8 @@ impl PipelineCache {
         let module = match cache.modules.get(&key) {
             Some(m) => m.clone(),
             None => {
-                let m = if aligned_spirv {
-                    make_aligned_spirv_module(device, variant, &source, &constants, runtime_checks)?
+                let m = if own_spirv {
+                    make_spirv_module(device, variant, &source, &constants, runtime_checks)?
                 } else {
                     make_wgsl_module(device, variant, &source, runtime_checks)
                 };
@@ -70,9 +70,8 @@ impl PipelineCache {
                 m
             }
         };
-        if aligned_spirv {
-            constants.clear();
-        }
+        // Our SPIR-V has its constants applied already.
+        let constants = if own_spirv { Vec::new() } else { constants };
         let layout = bind_group_layout(device, variant.entry);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(variant.entry.name()),
@@ -152,7 +151,7 @@ fn make_wgsl_module(
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn make_aligned_spirv_module(
+fn make_spirv_module(
     device: &wgpu::Device,
     variant: &ShaderVariant,
     source: &str,
@@ -179,9 +178,10 @@ fn make_aligned_spirv_module(
         name: "main".into(),
         workgroup_size: (workgroup, 1, 1),
     }];
-    // SAFETY: the SPIR-V is naga's translation of our validated WGSL with the constants
-    // applied; the only change is the `Aligned 16` operand on fragment loads and stores, true
-    // for every address the kernel forms (src/spirv.rs). Bounds: as for `make_wgsl_module`.
+    // SAFETY: the SPIR-V is naga's translation of our WGSL, validated against this device's
+    // features, with the constants applied and bindings numbered as wgpu's Vulkan layouts are;
+    // the one edit is the `Aligned 16` operand on fragment loads and stores, true for every
+    // address the kernel forms (src/spirv.rs). Bounds: as for `make_wgsl_module`.
     Ok(unsafe {
         device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
             label: Some(variant.entry.name()),
@@ -193,7 +193,7 @@ fn make_aligned_spirv_module(
 }
 
 #[cfg(target_arch = "wasm32")]
-fn make_aligned_spirv_module(
+fn make_spirv_module(
     _: &wgpu::Device,
     _: &ShaderVariant,
     _: &str,

@@ -1,14 +1,14 @@
-//! The cooperative-matrix kernels' SPIR-V, made here rather than by wgpu, with one change: every
-//! fragment load and store carries the `Aligned 16` memory operand.
+//! The cooperative-matrix kernels' SPIR-V on Vulkan, made here rather than by wgpu: naga's
+//! translation of the same WGSL, validated against the device's features, with the pipeline
+//! constants applied and the bounds checks the context chose, handed to
+//! `create_shader_module_passthrough` (which needs `Features::PASSTHROUGH_SHADERS`).
 //!
-//! naga 30 writes `OpCooperativeMatrixLoadKHR` / `OpCooperativeMatrixStoreKHR` without a memory
-//! operand, so the driver may assume no more than the element's alignment (2 bytes for f16) and
-//! must move a fragment in narrow pieces. Every fragment address in `wgsl/fused_coop.wgsl` is a
-//! multiple of 16 bytes (rows padded to 16 bytes in workgroup memory, and device-memory fragments
-//! only where the host has checked offsets and strides), so the operand is true for each of them.
-//! The module is otherwise what wgpu itself would make from the same WGSL for a Vulkan device
-//! (naga, pipeline constants applied, the bounds checks the context chose) and is handed to
-//! `create_shader_module_passthrough`, which needs `Features::PASSTHROUGH_SHADERS`.
+//! It differs from wgpu's own translation in two ways. naga's guards on integer division stay in
+//! (wgpu drops them from unchecked modules): NVIDIA's compiler made the head-dim-64 kernel 1.2x
+//! faster with them (BENCHMARKS.md). And every fragment load and store carries the `Aligned 16`
+//! memory operand, which naga 30 does not write: every fragment address in
+//! `wgsl/fused_coop.wgsl` is in workgroup memory, in rows padded to 16 bytes, so the operand is
+//! true for each of them (it measured no faster on the H200, and costs nothing).
 
 /// `OpCooperativeMatrixLoadKHR`.
 const OP_COOP_LOAD: u32 = 4457;
@@ -34,8 +34,8 @@ pub(crate) fn coop_spirv(
 ) -> Result<Vec<u32>, String> {
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     use naga::valid::Capabilities as Caps;
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     let mut caps = Caps::all();
     for (feature, needs) in [
         (
@@ -97,9 +97,8 @@ pub(crate) fn coop_spirv(
         },
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         force_loop_bounding: checked,
-        // naga's guards on integer division (wgpu drops them from unchecked modules) stay: with
-        // them NVIDIA's compiler made the head-dim-64 kernel faster (H200, f16, L = 4096: 1.49
-        // against 1.77 ms), and nothing else slower. Knob `spirv_div=0` drops them.
+        // Kept (module docs): H200, f16, L = 4096, d64 1.49 against 1.77 ms without them, nothing
+        // else slower. Knob `spirv_div=0` drops them.
         emit_int_div_checks: crate::tune::knob("spirv_div") != Some(0),
         ..spv::Options::default()
     };

@@ -4,7 +4,7 @@
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
-use crate::kernels::{per_query_block, Dispatch};
+use crate::kernels::{layouts_aligned, per_query_block, Dispatch};
 use crate::planner::{mask_kind, FusedTiles};
 use crate::shader::{KernelEntry, ShaderVariant};
 
@@ -342,14 +342,7 @@ pub fn fit_tiles(
 /// that every 4-element group the kernel loads or stores starts at a multiple of 4 (its dims
 /// offsets are multiples of 4: `d_chunk` is).
 fn aligned_to_4(desc: &AttentionDesc) -> bool {
-    [Tensor::Q, Tensor::K, Tensor::V, Tensor::Out]
-        .into_iter()
-        .map(|tensor| desc.layout(tensor))
-        .all(|l| {
-            [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
-                .iter()
-                .all(|x| x % 4 == 0)
-        })
+    layouts_aligned(desc, &[Tensor::Q, Tensor::K, Tensor::V, Tensor::Out], 4)
 }
 
 /// The one dispatch of the fused kernel with tiles `t`.

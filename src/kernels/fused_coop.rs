@@ -14,9 +14,9 @@
 use wgpu::CooperativeScalarType;
 
 use crate::capabilities::Capabilities;
-use crate::desc::{AttentionDesc, DType, Tensor};
+use crate::desc::{AttentionDesc, DType};
 use crate::error::{Error, Result};
-use crate::kernels::{per_query_block, Dispatch};
+use crate::kernels::{kv_in_16_byte_words, per_query_block, Dispatch};
 use crate::planner::mask_kind;
 use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
 
@@ -53,17 +53,6 @@ pub struct CoopTiles {
     /// K and V are staged in 16-byte words fetched one tile ahead (every offset and stride of K
     /// and V is a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
-}
-
-/// Whether every row of K and V starts on a 16-byte boundary and is read in 16-byte words.
-fn kv_aligned(desc: &AttentionDesc) -> bool {
-    let per_16_bytes = 16 / desc.dtype.size_bytes();
-    [Tensor::K, Tensor::V].into_iter().all(|t| {
-        let l = desc.layout(t);
-        [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
-            .iter()
-            .all(|x| x % per_16_bytes == 0)
-    })
 }
 
 /// The listed configuration for `dtype` inputs with f32 accumulators: the fragment size, 16
@@ -220,7 +209,7 @@ pub fn fit_tiles(
             .find(|c| fits(c))
         {
             let block_q = warps * frag;
-            let word_staging = kv_aligned(desc)
+            let word_staging = kv_in_16_byte_words(desc)
                 && words_per_thread(desc, block_k, warps * subgroup) <= 8
                 && crate::tune::knob("coop_words") != Some(0);
             return Ok(CoopTiles {

@@ -6,7 +6,28 @@ pub mod fused_coop;
 pub mod unfused;
 pub mod vector;
 
+use crate::desc::{AttentionDesc, Tensor};
 use crate::shader::ShaderVariant;
+
+/// Whether every offset and stride of K and V is a multiple of 16 bytes, so that K and V can be
+/// read in 16-byte words (`vec4<u32>`) from any row start: the cooperative kernel's word staging
+/// and the decode kernel's vector loads.
+pub(crate) fn kv_in_16_byte_words(desc: &AttentionDesc) -> bool {
+    layouts_aligned(desc, &[Tensor::K, Tensor::V], 16 / desc.dtype.size_bytes())
+}
+
+/// Whether every offset and stride (batch, head, sequence) of each of `tensors` is a multiple of
+/// `elements`: then every group of `elements` a kernel reads from a row start, or from a row
+/// start plus a multiple of `elements`, is aligned to that many elements (the host's proof behind
+/// the kernels' vector loads).
+pub(crate) fn layouts_aligned(desc: &AttentionDesc, tensors: &[Tensor], elements: u64) -> bool {
+    tensors.iter().all(|&t| {
+        let l = desc.layout(t);
+        [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
+            .iter()
+            .all(|x| x % elements == 0)
+    })
+}
 
 /// The one dispatch of a fused kernel: a workgroup per `block_q` query rows of each (batch,
 /// query head), checked against the adapter's grid limit.

@@ -6,7 +6,7 @@ use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, Tensor};
 use crate::error::{Error, Result};
 use crate::kernels::unfused::grid_2d;
-use crate::kernels::Dispatch;
+use crate::kernels::{kv_in_16_byte_words, Dispatch};
 use crate::planner::{check_grid, mask_kind};
 use crate::shader::{KernelEntry, ShaderVariant};
 
@@ -71,18 +71,6 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
         // 16384 (BENCHMARKS.md; 2112 and 1056 left K/V reads in too many short splits).
         _ => 264,
     }
-}
-
-/// Whether every K and V element offset and stride is a multiple of 16 bytes (chunks of 8
-/// elements are then whole `vec4<u32>`s of the binding).
-fn vector_aligned(desc: &AttentionDesc) -> bool {
-    let per_vec4 = 16 / desc.dtype.size_bytes();
-    [Tensor::K, Tensor::V].iter().all(|&t| {
-        let l = desc.layout(t);
-        [l.offset, l.batch_stride, l.head_stride, l.seq_stride]
-            .iter()
-            .all(|x| x % per_vec4 == 0)
-    })
 }
 
 /// Tiles and splits for `desc`, or why the decode kernel cannot serve it. `splits` forces the
@@ -180,7 +168,7 @@ pub fn fit_tiles(
         workgroup_bytes: bytes,
         lanes_per_key,
         key_groups,
-        vectorized: vector_aligned(desc) && knob("decode_vec") != Some(0),
+        vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
     })
 }
 
