@@ -134,6 +134,27 @@ fn split_and_unsplit_agree() {
     }
 }
 
+/// More splits than the reduce pass has threads (256): its strided walk over the splits and its
+/// tree merge of (max, sum) pairs, against the f64 reference.
+#[test]
+fn more_splits_than_reduce_threads() {
+    let Some(ctx) = ctx() else { return };
+    for dtype in dtypes() {
+        let desc = AttentionDesc::new(1, 4, 1, 2, 38_350, 64).with_dtype(dtype);
+        let outcome = run_case(
+            ctx,
+            &case("300 splits".into(), desc, Some(300), Inputs::Normal),
+            13,
+        )
+        .unwrap();
+        let Kernel::Vector(t) = outcome.kernel else {
+            panic!("not the decode kernel: {}", outcome.plan)
+        };
+        assert_eq!(t.kv_splits, 300, "{}", outcome.plan);
+        assert!(outcome.comparison.passed(), "{:?}", outcome.comparison);
+    }
+}
+
 #[test]
 fn auto_picks_the_decode_kernel_up_to_q_len_8() {
     let Some(ctx) = ctx() else { return };
