@@ -15,7 +15,7 @@ use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Mask, Path};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
-const KNOB_SETS: [&str; 2] = ["spirv_all=1", "portable_prefetch=16,portable_fill=256"];
+const KNOB_SETS: [&str; 2] = ["spirv_all=1", "portable_prefetch=16,portable_fill=128"];
 
 #[test]
 fn knob_variants_pass_the_check_matrix() {

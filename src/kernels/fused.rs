@@ -34,10 +34,12 @@ const MAX_OUT_SLOTS: u32 = 4;
 /// (0: no prefetch), on any adapter.
 const MAX_PREFETCH: u32 = 16;
 
-/// Workgroups that keep a large GPU busy (an H200 has 132 SMs): while a smaller `block_q` gives
-/// more workgroups up to this many, [`fit_by_policy`] prefers it (short sequences); not on CPU
-/// adapters. Tuning knob `portable_fill` overrides it (0: off).
-const DEFAULT_FILL: u32 = 256;
+/// Workgroups that keep a large GPU busy (about one per SM of an H200, which has 132): while a
+/// smaller `block_q` gives more workgroups up to this many, [`fit_by_policy`] prefers it (short
+/// sequences); not on CPU adapters. Tuning knob `portable_fill` overrides it (0: off). Measured
+/// (H200, f32 d64, 32 heads): 128 ran L = 64 / 128 / 256 in 0.014 / 0.019 / 0.041 ms, 256 in
+/// 0.014 / 0.033 / 0.055 (it chose 16- and 32-row blocks, twice the K/V loads for the same work).
+const DEFAULT_FILL: u32 = 128;
 
 /// The most output vec4 columns per thread and row with 8 rows per thread by default: `o0..o7`
 /// at two slots are 64 f32 registers already. Tuning knob `portable_rows8_slots` (1..=4) sets it.
@@ -197,6 +199,23 @@ fn pv_efficiency(desc: &AttentionDesc, block_k: u32) -> f64 {
     dv4 as f64 / (dv4.div_ceil(nc) * nc) as f64
 }
 
+/// The workgroups a dispatch should reach before larger blocks are preferred ([`DEFAULT_FILL`],
+/// or knob `portable_fill`); 0 on CPU adapters, which run a few workgroups at a time: there, more
+/// of them only cost more loads.
+fn grid_fill(caps: &Capabilities) -> u64 {
+    let default_fill = if caps.device_type == wgpu::DeviceType::Cpu {
+        0
+    } else {
+        DEFAULT_FILL
+    };
+    crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64
+}
+
+/// Workgroups of a dispatch with `block_q` query rows each.
+fn workgroups(desc: &AttentionDesc, block_q: u32) -> u64 {
+    desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64
+}
+
 /// What [`fit_by_policy`] maximises, in order: workgroups (up to the fill), useful work per
 /// workgroup, PV efficiency, `block_q`, fewer staging steps (negated).
 type FitKey = (u64, u64, u64, u32, i64);
@@ -218,13 +237,7 @@ fn fit_by_policy(
     }
     let useful_q = desc.q_len.next_power_of_two().max(16);
     let useful_k = desc.kv_len.next_multiple_of(16);
-    // A CPU adapter runs a few workgroups at a time: there, more of them only cost more loads.
-    let default_fill = if caps.device_type == wgpu::DeviceType::Cpu {
-        0
-    } else {
-        DEFAULT_FILL
-    };
-    let fill = crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64;
+    let fill = grid_fill(caps);
     let mut best: Option<(FitKey, FusedTiles)> = None;
     for block_q in [64, 32, 16, 8, 4].into_iter().filter(|&b| b <= useful_q) {
         for block_k in (16..=128).step_by(16).filter(|&b| b <= useful_k) {
@@ -243,10 +256,8 @@ fn fit_by_policy(
             let eff = pv_efficiency(desc, block_k);
             let steps = (desc.head_dim / t.d_chunk + block_k / t.k_chunk) as i64;
             // Rounded so that equal work compares equal.
-            let workgroups =
-                desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
             let key = (
-                workgroups.min(fill),
+                workgroups(desc, block_q).min(fill),
                 ((block_q * block_k) as f64 * eff * 1000.0).round() as u64,
                 (eff * 1000.0).round() as u64,
                 block_q,
@@ -289,8 +300,16 @@ pub fn fit_tiles(
             vec![(block_q, block_k)]
         }
         None => {
-            // Blocks much taller than the query length only add padding rows.
-            let useful_q = desc.q_len.next_power_of_two().max(16);
+            // Blocks much taller than the query length only add padding rows; 64-row blocks
+            // that leave the GPU short of workgroups give way to 32-row ones (H200, f32, 32
+            // heads, L = 128: d80 0.027 ms with 32-row blocks against 0.035 with 64, d128 0.031
+            // against 0.044; 16-row blocks were slower than either).
+            let filled_q = if workgroups(desc, 64) >= grid_fill(caps) {
+                64
+            } else {
+                32
+            };
+            let useful_q = desc.q_len.next_power_of_two().max(16).min(filled_q);
             BLOCKS
                 .iter()
                 .copied()
@@ -442,6 +461,27 @@ mod tests {
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128);
         let t = fit_tiles(&Capabilities::lavapipe(), &desc, None, None).unwrap();
         assert_eq!(t.rows_per_thread, 4);
+    }
+
+    #[test]
+    fn short_sequences_take_blocks_that_fill_the_gpu() {
+        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
+            return; // knobs change the defaults
+        }
+        let gpu = Capabilities::nvidia_vulkan();
+        for d in [64, 80, 128] {
+            for (len, most_rows) in [(128, 32), (4096, 64)] {
+                let desc = AttentionDesc::new(1, 32, 32, len, len, d).with_dtype(DType::F32);
+                let t = fit_tiles(&gpu, &desc, None, None).unwrap();
+                assert!(t.block_q <= most_rows, "d={d} L={len} {t:?}");
+                let groups = len.div_ceil(t.block_q) * 32;
+                assert!(groups >= DEFAULT_FILL, "d={d} L={len} {t:?}");
+            }
+        }
+        // CPU adapters: no fill, the largest useful blocks.
+        let desc = AttentionDesc::new(1, 32, 32, 128, 128, 80).with_dtype(DType::F32);
+        let t = fit_tiles(&Capabilities::lavapipe(), &desc, None, None).unwrap();
+        assert_eq!(t.block_q, 64, "{t:?}");
     }
 
     #[test]
