@@ -47,8 +47,10 @@ mod pipelines;
 pub mod planner;
 pub mod reference;
 pub mod shader;
+// Public only for `examples/pipeline_stats.rs` (`spirv::variant_spirv`); not part of the API.
 #[cfg(not(target_arch = "wasm32"))]
-mod spirv;
+#[doc(hidden)]
+pub mod spirv;
 pub mod tensor_file;
 mod tune;
 

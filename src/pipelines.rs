@@ -46,13 +46,7 @@ impl PipelineCache {
         let scope = ErrorScope::push(device);
         let source = variant.source();
         let constants = variant.pipeline_constants();
-        // The cooperative-matrix kernels go through our own SPIR-V where the device takes it
-        // (src/spirv.rs); pipeline constants are applied there.
-        // (`spirv_all=1` sends every kernel this way: how the path is tested without fragments.)
-        let own_spirv = (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
-            && passthrough_spirv(device, backend)
-            // (`coop_aligned=0`: wgpu's own translation, for comparison.)
-            && crate::tune::knob("coop_aligned") != Some(0);
+        let own_spirv = uses_own_spirv(device, backend, variant);
         let key = if own_spirv {
             format!("{source}\n// SPIR-V, constants {constants:?}")
         } else {
@@ -119,6 +113,20 @@ impl PipelineCache {
             .kernels
             .len()
     }
+}
+
+/// Whether `variant`'s module is our own SPIR-V rather than WGSL for wgpu to translate: the
+/// cooperative-matrix kernels where the device takes SPIR-V as it is (src/spirv.rs), pipeline
+/// constants applied there. (`spirv_all=1` sends every kernel this way: how the path is tested
+/// without fragments; `coop_aligned=0` keeps wgpu's own translation, for comparison.)
+pub(crate) fn uses_own_spirv(
+    device: &wgpu::Device,
+    backend: wgpu::Backend,
+    variant: &ShaderVariant,
+) -> bool {
+    (variant.coop.is_some() || crate::tune::knob("spirv_all") == Some(1))
+        && passthrough_spirv(device, backend)
+        && crate::tune::knob("coop_aligned") != Some(0)
 }
 
 /// Whether `device` takes SPIR-V modules as they are (Vulkan with `PASSTHROUGH_SHADERS`).

@@ -9,6 +9,10 @@
 //! memory operand, which naga 30 does not write: every fragment address in
 //! `wgsl/fused_coop.wgsl` is in workgroup memory, in rows padded to 16 bytes, so the operand is
 //! true for each of them (it measured no faster on the H200, and costs nothing).
+//!
+//! [`variant_spirv`] gives any variant's SPIR-V as the driver receives it (this module's for the
+//! kernels above, a re-creation of wgpu-hal's translation for the rest), for
+//! `examples/pipeline_stats.rs`, which compiles it with the driver and prints its statistics.
 
 /// `OpCooperativeMatrixLoadKHR`.
 const OP_COOP_LOAD: u32 = 4457;
@@ -34,6 +38,46 @@ pub(crate) fn coop_spirv(
 ) -> Result<Vec<u32>, String> {
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let (module, info) = specialise(source, constants, features)?;
+    let policy = if checked {
+        BoundsCheckPolicy::Restrict
+    } else {
+        BoundsCheckPolicy::Unchecked
+    };
+    let options = spv::Options {
+        binding_map: binding_map(bindings),
+        // SPIR-V 1.5 (Vulkan 1.2): the Vulkan memory model cooperative matrices need is core.
+        lang_version: (1, crate::tune::knob("spirv_lang").unwrap_or(5) as u8),
+        flags: spv::WriterFlags::empty(),
+        bounds_check_policies: BoundsCheckPolicies {
+            index: policy,
+            buffer: policy,
+            image_load: policy,
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: checked,
+        // Kept (module docs): H200, f16, L = 4096, d64 1.49 against 1.77 ms without them, nothing
+        // else slower. Knob `spirv_div=0` drops them.
+        emit_int_div_checks: crate::tune::knob("spirv_div") != Some(0),
+        ..spv::Options::default()
+    };
+    let words = spv::write_vec(&module, &info, &options, Some(&compute_main()))
+        .map_err(|e| e.to_string())?;
+    if crate::tune::knob("coop_aligned") == Some(2) {
+        return Ok(words); // tuning: our SPIR-V without the operand
+    }
+    align_coop_accesses(&words)
+}
+
+/// `source` parsed, validated against the device's `features` as wgpu validates it (a module
+/// needing a capability the device lacks is an error here), and specialised with `constants`
+/// for the entry point `main`.
+fn specialise(
+    source: &str,
+    constants: &[(&str, f64)],
+    features: wgpu::Features,
+) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
     use naga::valid::Capabilities as Caps;
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     let mut caps = Caps::all();
@@ -63,55 +107,210 @@ pub(crate) fn coop_spirv(
     let (module, info) =
         naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
             .map_err(|e| e.to_string())?;
-    let policy = if checked {
-        BoundsCheckPolicy::Restrict
-    } else {
-        BoundsCheckPolicy::Unchecked
-    };
+    Ok((module.into_owned(), info.into_owned()))
+}
+
+/// Group 0's `bindings` numbered 0, 1, 2, ... in order of binding, as wgpu's Vulkan backend
+/// numbers the descriptors of a bind group layout.
+fn binding_map(bindings: &[u32]) -> naga::back::spv::BindingMap {
     let mut sorted = bindings.to_vec();
     sorted.sort_unstable();
-    let binding_map: spv::BindingMap = sorted
+    sorted
         .iter()
         .enumerate()
         .map(|(slot, &binding)| {
             (
                 naga::ResourceBinding { group: 0, binding },
-                spv::BindingInfo {
+                naga::back::spv::BindingInfo {
                     descriptor_set: 0,
                     binding: slot as u32,
                     binding_array_size: None,
                 },
             )
         })
+        .collect()
+}
+
+fn compute_main() -> naga::back::spv::PipelineOptions {
+    naga::back::spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: "main".into(),
+    }
+}
+
+/// A shader variant's SPIR-V as a Vulkan driver receives it, with the descriptor set its
+/// pipeline layout declares: for tools that compile it with the driver themselves and ask about
+/// the result (`examples/pipeline_stats.rs`). Not part of the crate's API.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct DriverSpirv {
+    /// The module, constants applied, entry point `main`.
+    pub words: Vec<u32>,
+    /// `true`: this crate's own SPIR-V, handed to the driver as it is (the cooperative-matrix
+    /// kernels, see `coop_spirv`), so these are the driver's words exactly. `false`: a
+    /// re-creation of the translation wgpu-hal makes of the WGSL (see [`variant_spirv`]).
+    pub passthrough: bool,
+    /// Descriptor set 0 in the module's numbering, in order: every slot of the variant's bind
+    /// group layout, used by the shader or not, as wgpu lays it out.
+    pub descriptors: Vec<DriverDescriptor>,
+    /// The entry point's workgroup size, constants applied.
+    pub workgroup_size: [u32; 3],
+    /// Bytes of workgroup memory the entry point uses, as naga lays out its `var<workgroup>`s
+    /// (the driver may pad).
+    pub workgroup_bytes: u32,
+}
+
+/// One descriptor of [`DriverSpirv::descriptors`].
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriverDescriptor {
+    /// The binding number in the SPIR-V (and the Vulkan descriptor set layout).
+    pub binding: u32,
+    /// A uniform buffer; else a storage buffer.
+    pub uniform: bool,
+}
+
+/// What wgpu-hal 30 reads off the Vulkan physical device that changes its SPIR-V (an input of
+/// [`variant_spirv`]; the caller asks the driver).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VulkanDeviceFacts {
+    /// The SPIR-V version wgpu-hal writes: 1.6 from Vulkan 1.3 on, 1.5 from 1.2, 1.3 from 1.1,
+    /// else 1.0 (the device's `apiVersion`).
+    pub spirv_version: (u8, u8),
+    /// `VK_EXT_robustness2`'s `robustBufferAccess2` is available: wgpu-hal then drops naga's
+    /// buffer checks from modules that keep runtime checks.
+    pub robust_buffer_access2: bool,
+    /// `storageInputOutput16` is available: naga then declares the `StorageInputOutput16`
+    /// capability in modules with f16.
+    pub storage_input_output_16: bool,
+}
+
+/// The SPIR-V that a pipeline of `variant` on `ctx` is made from on Vulkan: this crate's own
+/// where `ctx` would hand its own to the driver (the cooperative-matrix kernels, with
+/// `PASSTHROUGH_SHADERS`), else naga's translation with the options wgpu-hal 30 uses for the
+/// context's modules on a physical device with `device`'s facts.
+///
+/// On lavapipe the re-creation was the same, word for word, as the modules wgpu handed to
+/// `vkCreateShaderModule` (fused, unfused and decode kernels, f16 and f32, with and without
+/// runtime checks). Where it may still differ: wgpu-hal gives naga the list of SPIR-V
+/// capabilities its device enables and this gives none, which only changes code where naga has a
+/// choice (`pack4x8`/`dot4` with `Int8` or integer dot products, none in the kernels; subgroup
+/// built-ins take `GroupNonUniform` either way), and a module wgpu would reject for a capability
+/// off that list is rejected here only by validation against the device's features. wgpu built
+/// with debug assertions, or `WGPU_DEBUG=1`, adds debug names and the WGSL source; mirrored
+/// here from the same flags, but not compared.
+#[doc(hidden)]
+pub fn variant_spirv(
+    ctx: &crate::Context,
+    variant: &crate::ShaderVariant,
+    device: VulkanDeviceFacts,
+) -> Result<DriverSpirv, String> {
+    use crate::shader::BindingKind;
+    use naga::back::spv;
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let source = variant.source();
+    let constants = variant.pipeline_constants();
+    let layout = variant.entry.bindings();
+    let bindings: Vec<u32> = layout.iter().map(|&(binding, _)| binding).collect();
+    let features = ctx.device().features();
+    let checked = ctx.runtime_checks();
+    let mut sorted = layout.to_vec();
+    sorted.sort_unstable_by_key(|&(binding, _)| binding);
+    let descriptors = sorted
+        .iter()
+        .enumerate()
+        .map(|(slot, &(_, kind))| DriverDescriptor {
+            binding: slot as u32,
+            uniform: kind == BindingKind::Uniform,
+        })
         .collect();
+    let (module, info) = specialise(&source, &constants, features)?;
+    let (workgroup_size, workgroup_bytes) = workgroup_use(&module, &info)?;
+    if crate::pipelines::uses_own_spirv(ctx.device(), ctx.capabilities().backend, variant) {
+        return Ok(DriverSpirv {
+            words: coop_spirv(&source, &constants, &bindings, features, checked)?,
+            passthrough: true,
+            descriptors,
+            workgroup_size,
+            workgroup_bytes,
+        });
+    }
+    // wgpu-hal's `compile_stage`: its device-wide options (`Adapter::open`), then the module's
+    // runtime checks and the pipeline's `zero_initialize_workgroup_memory: false`.
+    let debug = wgpu::InstanceFlags::from_env_or_default().contains(wgpu::InstanceFlags::DEBUG);
+    let mut flags = spv::WriterFlags::LABEL_VARYINGS | spv::WriterFlags::FORCE_POINT_SIZE;
+    flags.set(spv::WriterFlags::DEBUG, debug);
+    let (index, buffer) = match (checked, device.robust_buffer_access2) {
+        (false, _) => (BoundsCheckPolicy::Unchecked, BoundsCheckPolicy::Unchecked),
+        (true, true) => (BoundsCheckPolicy::Restrict, BoundsCheckPolicy::Unchecked),
+        (true, false) => (BoundsCheckPolicy::Restrict, BoundsCheckPolicy::Restrict),
+    };
     let options = spv::Options {
-        binding_map,
-        // SPIR-V 1.5 (Vulkan 1.2): the Vulkan memory model cooperative matrices need is core.
-        lang_version: (1, crate::tune::knob("spirv_lang").unwrap_or(5) as u8),
-        flags: spv::WriterFlags::empty(),
+        lang_version: device.spirv_version,
+        flags,
+        fake_missing_bindings: false,
+        binding_map: binding_map(&bindings),
+        capabilities: None,
         bounds_check_policies: BoundsCheckPolicies {
-            index: policy,
-            buffer: policy,
-            image_load: policy,
+            index,
+            buffer,
+            // No images in the kernels.
+            image_load: buffer,
             binding_array: BoundsCheckPolicy::Unchecked,
         },
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         force_loop_bounding: checked,
-        // Kept (module docs): H200, f16, L = 4096, d64 1.49 against 1.77 ms without them, nothing
-        // else slower. Knob `spirv_div=0` drops them.
-        emit_int_div_checks: crate::tune::knob("spirv_div") != Some(0),
-        ..spv::Options::default()
+        ray_query_initialization_tracking: checked,
+        trace_ray_argument_validation: true,
+        use_storage_input_output_16: features.contains(wgpu::Features::SHADER_F16)
+            && device.storage_input_output_16,
+        // wgpu-core keeps the WGSL for the module when its instance has `DEBUG` (debug builds,
+        // `WGPU_DEBUG=1`), under the module's label.
+        debug_info: debug.then_some(spv::DebugInfo {
+            source_code: &source,
+            file_name: variant.entry.name(),
+            language: spv::SourceLanguage::WGSL,
+        }),
+        task_dispatch_limits: None,
+        mesh_shader_primitive_indices_clamp: checked,
+        emit_int_div_checks: checked,
     };
-    let pipeline = spv::PipelineOptions {
-        shader_stage: naga::ShaderStage::Compute,
-        entry_point: "main".into(),
-    };
-    let words =
-        spv::write_vec(&module, &info, &options, Some(&pipeline)).map_err(|e| e.to_string())?;
-    if crate::tune::knob("coop_aligned") == Some(2) {
-        return Ok(words); // tuning: our SPIR-V without the operand
-    }
-    align_coop_accesses(&words)
+    let words = spv::write_vec(&module, &info, &options, Some(&compute_main()))
+        .map_err(|e| e.to_string())?;
+    Ok(DriverSpirv {
+        words,
+        passthrough: false,
+        descriptors,
+        workgroup_size,
+        workgroup_bytes,
+    })
+}
+
+/// The workgroup size of the entry point `main` and the bytes of the `var<workgroup>`s it uses.
+fn workgroup_use(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+) -> Result<([u32; 3], u32), String> {
+    let index = module
+        .entry_points
+        .iter()
+        .position(|e| e.name == "main")
+        .ok_or("no entry point main")?;
+    let mut layouter = naga::proc::Layouter::default();
+    layouter
+        .update(module.to_ctx())
+        .map_err(|e| e.to_string())?;
+    let uses = info.get_entry_point(index);
+    let bytes = module
+        .global_variables
+        .iter()
+        .filter(|&(handle, var)| {
+            var.space == naga::AddressSpace::WorkGroup && !uses[handle].is_empty()
+        })
+        .map(|(_, var)| layouter[var.ty].size)
+        .sum();
+    Ok((module.entry_points[index].workgroup_size, bytes))
 }
 
 /// `words` with `Aligned 16` appended to every cooperative-matrix load and store that has no
