@@ -60,6 +60,7 @@ for one attention shape, on the default wgpu adapter (WGPU_ADAPTER_NAME picks an
   --mask none|causal   mask (default none; causal is bottom-right aligned)
   --path auto|fused|unfused|vector
                        the planner's path (default auto)
+  --blocks QxK         force the fused kernel's blocks (as `sdpa bench --blocks`)
   --portable           the portable fused kernel even where cooperative matrices are listed
   --checks             keep wgpu's runtime bounds checks in the shaders (as `sdpa bench --checks`)
   --no-robustness      create the pipelines without robust buffer access (wgpu always enables
@@ -84,6 +85,7 @@ struct Args {
     checks: bool,
     robustness: bool,
     dump_spirv: Option<PathBuf>,
+    blocks: Option<(u32, u32)>,
 }
 
 fn main() -> ExitCode {
@@ -129,6 +131,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
         checks: false,
         robustness: true,
         dump_spirv: None,
+        blocks: None,
     };
     let (mut q_len, mut kv_len, mut v_head_dim) = (None, None, None);
     while let Some(arg) = argv.next() {
@@ -145,7 +148,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--checks" => args.checks = true,
             "--no-robustness" => args.robustness = false,
             "--batch" | "--heads" | "--q-len" | "--kv-len" | "--hdim" | "--v-hdim" | "--dtype"
-            | "--mask" | "--path" | "--dump-spirv" => {
+            | "--mask" | "--path" | "--dump-spirv" | "--blocks" => {
                 let value: String = match inline {
                     Some(v) => v,
                     None => argv.next().ok_or_else(|| format!("{flag} needs a value"))?,
@@ -182,6 +185,12 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
                         }
                     }
                     "--path" => args.path = value.parse().map_err(|e| format!("--path: {e}"))?,
+                    "--blocks" => {
+                        let (q, k) = value
+                            .split_once('x')
+                            .ok_or_else(|| format!("--blocks {value:?}: give QxK, e.g. 64x32"))?;
+                        args.blocks = Some((number(&flag, q)?, number(&flag, k)?));
+                    }
                     _ => args.dump_spirv = Some(PathBuf::from(value)),
                 }
             }
@@ -227,6 +236,7 @@ fn run(args: &Args) -> Result<bool, String> {
     let options = PlanOptions {
         path: args.path,
         cooperative: args.portable.then_some(false),
+        fused_blocks: args.blocks,
         ..ctx.plan_options()
     };
     let plan = wgpu_sdpa::plan(caps, &desc, &options).map_err(|e| format!("planning: {e}"))?;

@@ -326,6 +326,27 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 base(1, 2, 1, 300, 300, 64).with_mask(causal(CausalAlignment::BottomRight)),
                 Inputs::Normal,
             );
+            // The 128-key tiles the planner takes on GPUs with 48 KiB of workgroup memory (for
+            // longer sequences than these), where they fit.
+            if cooperative == Some(false) {
+                for (name, desc) in [
+                    ("wide keys d128", base(1, 2, 2, 100, 300, 128)),
+                    (
+                        "wide keys d80 causal",
+                        base(1, 2, 1, 130, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
+                    ),
+                ] {
+                    let blocks = crate::kernels::fused::WIDE_KEYS;
+                    if crate::kernels::fused::fit_tiles(caps, &desc, Some(blocks), None).is_ok() {
+                        let mut case =
+                            CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
+                        case.cooperative = cooperative;
+                        case.inputs = Inputs::Normal;
+                        case.fused_blocks = Some(blocks);
+                        cases.push(case);
+                    }
+                }
+            }
         }
     }
     // The decode kernel (q_len <= 8): GQA groups sharing K/V loads, one and several KV splits.
@@ -383,4 +404,22 @@ pub fn kv_cache_slice(desc: AttentionDesc, capacity: u32, start: u32) -> Attenti
     );
     desc.with_layout(Tensor::K, k.with_offset(k_off))
         .with_layout(Tensor::V, v.with_offset(v_off))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_key_cases_where_the_adapter_fits_them() {
+        let wide = |caps: &Capabilities| {
+            matrix_for(caps)
+                .iter()
+                .filter(|c| c.name.contains("wide keys"))
+                .count()
+        };
+        // f32 and f16, d128 and d80, on the portable kernel.
+        assert_eq!(wide(&Capabilities::nvidia_vulkan()), 4);
+        assert_eq!(wide(&Capabilities::apple_m_series()), 0);
+    }
 }

@@ -26,6 +26,18 @@ const BLOCKS: [(u32, u32); 13] = [
     (4, 16),
 ];
 
+/// Blocks tried first on GPUs where the largest blocks are chosen (head dims above 64): 128 keys
+/// a tile, P alone 34 KB, so K, V and Q pass through in chunks of 4 to 16 dims or keys (needs about 48
+/// KB: NVIDIA, AMD; not Apple's 32). Fewer registers than 64 x 64 (NVIDIA: 155 against 219 a
+/// thread at d128 f32), so twice the workgroups per SM. Measured on the H200 (f32, 32 heads,
+/// L = 1024 / 4096 ms; 64 x 64 in brackets; unfused after): d80 0.808 / 12.68 (0.858 / 13.36;
+/// 0.875 / 13.62), d128 1.038 / 15.95 (1.106 / 16.96; 1.082 / 16.73), d256 2.01 / 32.6 (3.20 /
+/// 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
+pub const WIDE_KEYS: (u32, u32) = (64, 128);
+
+/// The smallest chunk of [`WIDE_KEYS`] tiles (d256 f32 runs with 4-key V chunks).
+const WIDE_KEYS_MIN_CHUNK: u32 = 4;
+
 /// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
 const MAX_OUT_SLOTS: u32 = 4;
 
@@ -324,6 +336,9 @@ pub fn fit_tiles(
         if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
             return Ok(t);
         }
+        if let Some(t) = wide_keys(caps, desc, stage, candidates[0].0) {
+            return Ok(t);
+        }
     }
     for blocks in candidates.iter().copied() {
         for q_resident in [true, false] {
@@ -355,6 +370,23 @@ pub fn fit_tiles(
         "max_compute_workgroup_storage_size",
         caps.max_workgroup_storage_bytes as u64,
     ))
+}
+
+/// [`WIDE_KEYS`] blocks on GPU adapters with the memory for them, where 64-row blocks are in
+/// order (`block_q`, the first candidate, is 64) and the keys fill a 128-key tile; knob
+/// `portable_wide=0` turns it off.
+fn wide_keys(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    stage: DType,
+    block_q: u32,
+) -> Option<FusedTiles> {
+    let on = caps.device_type != wgpu::DeviceType::Cpu
+        && crate::tune::knob("portable_wide") != Some(0)
+        && block_q == WIDE_KEYS.0
+        && desc.kv_len >= WIDE_KEYS.1;
+    on.then(|| configure(caps, desc, WIDE_KEYS, stage, false, WIDE_KEYS_MIN_CHUNK))
+        .flatten()
 }
 
 /// Whether every offset and stride of q, k, v and the output is a multiple of 4 elements, so
@@ -482,6 +514,29 @@ mod tests {
         let desc = AttentionDesc::new(1, 32, 32, 128, 128, 80).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::lavapipe(), &desc, None, None).unwrap();
         assert_eq!(t.block_q, 64, "{t:?}");
+    }
+
+    #[test]
+    fn wide_key_tiles_where_48_kib_allow_them() {
+        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
+            return; // knobs change the defaults
+        }
+        for d in [80, 128, 256] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F32);
+            let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
+            assert_eq!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
+            assert!(t.workgroup_bytes <= 48 * 1024, "d={d} {t:?}");
+            // Apple's 32 KiB cannot hold them.
+            let t = fit_tiles(&Capabilities::apple_m_series(), &desc, None, None).unwrap();
+            assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
+        }
+        // Not for head dims of 64 (whole tiles there), nor short key lengths.
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F32);
+        let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
+        assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 64, 128).with_dtype(DType::F32);
+        let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
+        assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
     }
 
     #[test]
