@@ -40,6 +40,7 @@ override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * 
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG)
+override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
@@ -309,10 +310,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     }
     workgroupBarrier(); // q_s is read by every thread from step 1 on
 
-    for (var kb = key_begin; kb < key_end; kb += BK) {
+    let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
+    for (var kb = key_begin; kb < tiles_end; kb += BK) {
         // This tile's K chunks and first V rows: all of the thread's loads are issued together.
         // (Loading the next tile's K right after step 1, into the registers step 1 frees, was
-        // slower on the H200: kv 16384 in 53 us against 41.)
+        // slower on the H200: kv 16384 in 53 us against 41; so was issuing the first tile's
+        // loads before the queries are staged: 58 us.)
         let kt = load_k_tile(k_head, kb, key_end, jk, uk);
         var vt = load_v_tile(v_head, kb, g, key_end, cv, v_thread);
         // 1. Partial dot products of this thread's K chunks with every query vector.

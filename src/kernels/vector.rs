@@ -188,6 +188,11 @@ pub fn scratch_bytes(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 
 /// The dispatches (the split pass, and the reduce pass when there are several splits) and the
 /// scratch size.
+///
+/// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
+/// pass, 4 the KV tiles. On the H200 (32/8 heads, d128, kv 16384, 41 us a call) they showed the
+/// fixed costs: 6 us a call with neither (one dispatch staging the queries and writing (max,
+/// sum)), 13 us without the tiles, the reduce pass 5 us (benches/results/h200-2026-11-30b-sweeps).
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -205,6 +210,8 @@ pub fn plan(
     let heads = desc.batch * desc.q_heads;
     let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
+    // Profiling only (wrong results): 1 no reduce pass, 4 no KV tiles (the fixed costs).
+    let ablate = crate::tune::knob("decode_ablate").unwrap_or(0);
     let mut dispatches = vec![Dispatch {
         variant: variant(
             KernelEntry::Vector,
@@ -229,6 +236,7 @@ pub fn plan(
                     ),
                 ),
                 ("MASK_KIND", mask_kind(desc)),
+                ("ABLATE", ablate & 4),
             ],
         ),
         workgroups: [t.kv_splits, desc.kv_heads * groups_per_head, desc.batch],
@@ -236,7 +244,7 @@ pub fn plan(
         head_count: heads,
         splits: Some((t.kv_splits, t.split_len)),
     }];
-    if t.kv_splits > 1 {
+    if t.kv_splits > 1 && ablate & 1 == 0 {
         let vectors = heads as u64 * desc.q_len as u64;
         let vectors = u32::try_from(vectors)
             .map_err(|_| Error::limit("decode query vectors", vectors, "u32", u32::MAX as u64))?;
