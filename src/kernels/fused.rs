@@ -27,12 +27,13 @@ const BLOCKS: [(u32, u32); 13] = [
 ];
 
 /// Blocks tried first on GPUs where the largest blocks are chosen (head dims above 64): 128 keys
-/// a tile, P alone 34 KB, so K, V and Q pass through in chunks of 4 to 16 dims or keys (needs about 48
-/// KB: NVIDIA, AMD; not Apple's 32). Fewer registers than 64 x 64 (NVIDIA: 155 against 219 a
-/// thread at d128 f32), so twice the workgroups per SM. Measured on the H200 (f32, 32 heads,
-/// L = 1024 / 4096 ms; 64 x 64 in brackets; unfused after): d80 0.808 / 12.68 (0.858 / 13.36;
-/// 0.875 / 13.62), d128 1.038 / 15.95 (1.106 / 16.96; 1.082 / 16.73), d256 2.01 / 32.6 (3.20 /
-/// 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
+/// a tile, P alone 34 KB, so K, V and Q pass through in chunks of 4 to 16 dims or keys (needs
+/// about 48 KB: NVIDIA, AMD; not Apple's 32). Each thread keeps 4 keys of S per row, so twice the
+/// threads of 64 x 64 blocks share one staged chunk; the warps per SM stay the same on the H200
+/// (8: one workgroup of 256 threads at 155 registers against two of 128 at 219). Measured on the
+/// H200 (f32, 32 heads, L = 1024 / 4096 ms; 64 x 64 in brackets; unfused after): d80 0.808 /
+/// 12.68 (0.858 / 13.36; 0.875 / 13.62), d128 1.038 / 15.95 (1.106 / 16.96; 1.082 / 16.73), d256
+/// 2.01 / 32.6 (3.20 / 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
 pub const WIDE_KEYS: (u32, u32) = (64, 128);
 
 /// The smallest chunk of [`WIDE_KEYS`] tiles (d256 f32 runs with 4-key V chunks).
