@@ -2,6 +2,7 @@
 # The H200 run behind BENCHMARKS.md: on the GPU machine, from the project root, after
 # `bash ../shared/gpu/prepare.sh --release --bins` here and with `.device/` carried along:
 #   bash scripts/h200_bench.sh OUT_DIR
+# (and `--examples` for the register counts, `examples/pipeline_stats.rs`).
 # Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
 # for f16, the portable kernel for f32), the portable kernel on the f16 rows, the L = 32768 memory
 # row, PyTorch's bench on the same shapes, and the decode sweep beside PyTorch's, in one go on one
@@ -24,3 +25,15 @@ $run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$o
 $run bench --decode --len 256,1024,4096,16384,32768,65536,131072 --json "$out/decode.json" > "$out/decode.txt" 2>&1
 python3 .device/torch_sdpa_bench.py --decode --dtype float16 --hdim 128 --heads 32 8 \
   --lens 256 1024 4096 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
+# Registers per thread (the NVIDIA driver's pipeline statistics) of the kernels the planner picks
+# for the main shapes, where pipeline_stats was built.
+if [ -x .device/pipeline_stats ]; then
+  {
+    for shape in "--q-len 4096 --hdim 64 --dtype f16" "--q-len 4096 --hdim 128 --dtype f16" \
+        "--q-len 4096 --hdim 64 --dtype f32" "--q-len 4096 --hdim 80 --dtype f32" \
+        "--q-len 4096 --hdim 128 --dtype f32" "--heads 32,8 --q-len 1 --kv-len 16384 --hdim 128 --dtype f16"; do
+      echo "### pipeline_stats $shape"
+      bash .device/on-device.sh .device/pipeline_stats $shape
+    done
+  } > "$out/registers.txt" 2>&1
+fi
