@@ -84,12 +84,20 @@ struct Chunk {
     hi: vec4<f32>,
 }
 
-fn word_k(w: u32) -> u32 {
+// Word `w` of K (`from_v` false) or V (true); every call passes a constant, so the branch folds.
+fn word_kv(from_v: bool, w: u32) -> u32 {
+    if (from_v) {
+        return v[w >> 2u][w & 3u];
+    }
     return k[w >> 2u][w & 3u];
 }
 
-fn word_v(w: u32) -> u32 {
-    return v[w >> 2u][w & 3u];
+// Vec4 `i` of K or V, as `word_kv`.
+fn vec_kv(from_v: bool, i: u32) -> vec4<u32> {
+    if (from_v) {
+        return v[i];
+    }
+    return k[i];
 }
 
 // Two f16 from the 32-bit words `x` and `y` holding elements (e - 1, e) and (e + 1, e + 2).
@@ -97,58 +105,33 @@ fn shift16(x: u32, y: u32) -> u32 {
     return (x >> 16u) | (y << 16u);
 }
 
-// K elements [e, e + 8), or zeros where `ok` is false.
-fn load_k(e: u32, ok: bool) -> Raw {
+// Elements [e, e + 8) of K (`from_v` false) or V (true), or zeros where `ok` is false.
+fn load_chunk(from_v: bool, e: u32, ok: bool) -> Raw {
     var r = Raw();
     if (!ok) {
         return r;
     }
     if (VEC == 1u) {
         if (ELEM_BYTES == 2u) {
-            r.a = k[e >> 3u];
+            r.a = vec_kv(from_v, e >> 3u);
         } else {
-            r.a = k[e >> 2u];
-            r.b = k[(e >> 2u) + 1u];
+            r.a = vec_kv(from_v, e >> 2u);
+            r.b = vec_kv(from_v, (e >> 2u) + 1u);
         }
     } else if (ELEM_BYTES == 2u) {
         let w = e >> 1u;
-        let x = vec4<u32>(word_k(w), word_k(w + 1u), word_k(w + 2u), word_k(w + 3u));
+        let x = vec4<u32>(word_kv(from_v, w), word_kv(from_v, w + 1u), word_kv(from_v, w + 2u),
+                          word_kv(from_v, w + 3u));
         r.a = x;
         if ((e & 1u) == 1u) {
-            let x4 = word_k(w + 4u);
+            let x4 = word_kv(from_v, w + 4u);
             r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
         }
     } else {
-        r.a = vec4<u32>(word_k(e), word_k(e + 1u), word_k(e + 2u), word_k(e + 3u));
-        r.b = vec4<u32>(word_k(e + 4u), word_k(e + 5u), word_k(e + 6u), word_k(e + 7u));
-    }
-    return r;
-}
-
-// V elements [e, e + 8), or zeros where `ok` is false (load_k for V).
-fn load_v(e: u32, ok: bool) -> Raw {
-    var r = Raw();
-    if (!ok) {
-        return r;
-    }
-    if (VEC == 1u) {
-        if (ELEM_BYTES == 2u) {
-            r.a = v[e >> 3u];
-        } else {
-            r.a = v[e >> 2u];
-            r.b = v[(e >> 2u) + 1u];
-        }
-    } else if (ELEM_BYTES == 2u) {
-        let w = e >> 1u;
-        let x = vec4<u32>(word_v(w), word_v(w + 1u), word_v(w + 2u), word_v(w + 3u));
-        r.a = x;
-        if ((e & 1u) == 1u) {
-            let x4 = word_v(w + 4u);
-            r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
-        }
-    } else {
-        r.a = vec4<u32>(word_v(e), word_v(e + 1u), word_v(e + 2u), word_v(e + 3u));
-        r.b = vec4<u32>(word_v(e + 4u), word_v(e + 5u), word_v(e + 6u), word_v(e + 7u));
+        r.a = vec4<u32>(word_kv(from_v, e), word_kv(from_v, e + 1u), word_kv(from_v, e + 2u),
+                        word_kv(from_v, e + 3u));
+        r.b = vec4<u32>(word_kv(from_v, e + 4u), word_kv(from_v, e + 5u), word_kv(from_v, e + 6u),
+                        word_kv(from_v, e + 7u));
     }
     return r;
 }
@@ -166,10 +149,10 @@ fn load_k_tile(k_head: u32, kb: u32, key_end: u32, jk: u32, uk: u32) -> KTile {
     let kr = k_head + (kb + jk) * p.k.w;
     let ok = jk < BK && kb + jk < key_end;
     return KTile(
-        load_k(kr + 8u * uk, ok && uk < d8),
-        load_k(kr + 8u * (uk + LPK), ok && uk + LPK < d8),
-        load_k(kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8),
-        load_k(kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8),
+        load_chunk(false, kr + 8u * uk, ok && uk < d8),
+        load_chunk(false, kr + 8u * (uk + LPK), ok && uk + LPK < d8),
+        load_chunk(false, kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8),
+        load_chunk(false, kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8),
     );
 }
 
@@ -186,10 +169,10 @@ fn load_v_tile(v_head: u32, kb: u32, j: u32, key_end: u32, cv: u32, ok: bool) ->
     let vr = v_head + 8u * cv + (kb + j) * p.v.w;
     let jj = kb + j;
     return VTile(
-        load_v(vr, ok && j < BK && jj < key_end),
-        load_v(vr + NKG * p.v.w, ok && j + NKG < BK && jj + NKG < key_end),
-        load_v(vr + 2u * NKG * p.v.w, ok && j + 2u * NKG < BK && jj + 2u * NKG < key_end),
-        load_v(vr + 3u * NKG * p.v.w, ok && j + 3u * NKG < BK && jj + 3u * NKG < key_end),
+        load_chunk(true, vr, ok && j < BK && jj < key_end),
+        load_chunk(true, vr + NKG * p.v.w, ok && j + NKG < BK && jj + NKG < key_end),
+        load_chunk(true, vr + 2u * NKG * p.v.w, ok && j + 2u * NKG < BK && jj + 2u * NKG < key_end),
+        load_chunk(true, vr + 3u * NKG * p.v.w, ok && j + 3u * NKG < BK && jj + 3u * NKG < key_end),
     );
 }
 
