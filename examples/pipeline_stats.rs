@@ -41,65 +41,102 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ash::vk;
+use clap::{ArgAction, Parser, ValueEnum};
 use wgpu_sdpa::spirv::{variant_spirv, DriverSpirv, VulkanDeviceFacts};
 use wgpu_sdpa::{AttentionDesc, CausalAlignment, Context, DType, Mask, Path, PlanOptions};
 
-const USAGE: &str = "\
-usage: pipeline_stats --q-len N [options]
-
-The Vulkan driver's statistics (registers per thread, ...) for each pipeline the planner emits
-for one attention shape, on the default wgpu adapter (WGPU_ADAPTER_NAME picks another).
-
-  --batch N            batch (default 1)
-  --heads HQ,HKV       query and key/value heads (default 32,32)
-  --q-len N            query length (required)
-  --kv-len N           key/value length (default: --q-len)
-  --hdim D             head dim of q and k (default 128)
-  --v-hdim D           head dim of v (default: --hdim)
-  --dtype f16|f32      storage dtype (default f16)
-  --mask none|causal   mask (default none; causal is bottom-right aligned)
-  --path auto|fused|unfused|vector
-                       the planner's path (default auto)
-  --blocks QxK         force the fused kernel's blocks (as `sdpa bench --blocks`)
-  --portable           the portable fused kernel even where cooperative matrices are listed
-  --checks             keep wgpu's runtime bounds checks in the shaders (as `sdpa bench --checks`)
-  --no-robustness      create the pipelines without robust buffer access (wgpu always enables
-                       it where the device has it; this shows what it costs)
-  --dump-spirv DIR     also write each variant's SPIR-V to DIR (for spirv-dis)
-  -h, --help           this text
-";
-
-/// The command line.
+/// The Vulkan driver's statistics (registers per thread, ...) for each pipeline the planner emits
+/// for one attention shape, on the default wgpu adapter (WGPU_ADAPTER_NAME picks another).
+#[derive(Parser)]
+#[command(name = "pipeline_stats", args_override_self = true)]
 struct Args {
+    /// Batch.
+    #[arg(long, value_name = "N", default_value_t = 1)]
     batch: u32,
-    q_heads: u32,
-    kv_heads: u32,
+    /// Query and key/value heads: HQ,HKV, or HQ for both.
+    #[arg(long, value_name = "HQ[,HKV]", value_parser = parse_heads, default_value = "32,32")]
+    heads: (u32, u32),
+    /// Query length (required).
+    #[arg(long, value_name = "N")]
     q_len: u32,
-    kv_len: u32,
+    /// Key/value length [default: --q-len].
+    #[arg(long, value_name = "N")]
+    kv_len: Option<u32>,
+    /// Head dim of q and k.
+    #[arg(long = "hdim", value_name = "D", default_value_t = 128)]
     head_dim: u32,
-    v_head_dim: u32,
+    /// Head dim of v [default: --hdim].
+    #[arg(long = "v-hdim", value_name = "D")]
+    v_head_dim: Option<u32>,
+    /// Storage dtype: f16 or f32 (float16, float32 also accepted).
+    #[arg(long, value_name = "f16|f32", value_parser = parse_dtype, default_value = "f16")]
     dtype: DType,
-    causal: bool,
+    /// Mask (causal is bottom-right aligned).
+    #[arg(long, value_name = "none|causal", value_enum, default_value_t = MaskArg::None)]
+    mask: MaskArg,
+    /// The planner's path: auto, fused, unfused or vector.
+    #[arg(long, value_name = "auto|fused|unfused|vector", default_value = "auto")]
     path: Path,
-    portable: bool,
-    checks: bool,
-    robustness: bool,
-    dump_spirv: Option<PathBuf>,
+    /// Force the fused kernel's blocks, e.g. 64x32 (as `sdpa bench --blocks`).
+    #[arg(long, value_name = "QxK", value_parser = parse_blocks)]
     blocks: Option<(u32, u32)>,
+    /// The portable fused kernel even where cooperative matrices are listed.
+    #[arg(long)]
+    portable: bool,
+    /// Keep wgpu's runtime bounds checks in the shaders (as `sdpa bench --checks`).
+    #[arg(long)]
+    checks: bool,
+    /// Create the pipelines without robust buffer access (wgpu always enables it where the device
+    /// has it; this shows what it costs).
+    #[arg(long = "no-robustness", action = ArgAction::SetFalse)]
+    robustness: bool,
+    /// Also write each variant's SPIR-V to DIR (for spirv-dis).
+    #[arg(long, value_name = "DIR")]
+    dump_spirv: Option<PathBuf>,
+}
+
+/// `--mask`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MaskArg {
+    None,
+    Causal,
+}
+
+/// `--heads`: `HQ,HKV`, or `HQ` for both.
+fn parse_heads(s: &str) -> Result<(u32, u32), String> {
+    let heads = s
+        .split(',')
+        .map(|h| {
+            h.trim()
+                .parse()
+                .map_err(|_| format!("{h:?}: not a non-negative integer"))
+        })
+        .collect::<Result<Vec<u32>, String>>()?;
+    match heads[..] {
+        [q] => Ok((q, q)),
+        [q, kv] => Ok((q, kv)),
+        _ => Err("give HQ or HQ,HKV".into()),
+    }
+}
+
+/// `--dtype`, as `sdpa bench --dtype`.
+fn parse_dtype(s: &str) -> Result<DType, String> {
+    match s {
+        "f16" | "float16" => Ok(DType::F16),
+        "f32" | "float32" => Ok(DType::F32),
+        _ => Err("must be f16 or f32".into()),
+    }
+}
+
+/// `--blocks`: `QxK`.
+fn parse_blocks(s: &str) -> Result<(u32, u32), String> {
+    s.split_once('x')
+        .and_then(|(q, k)| Some((q.parse().ok()?, k.parse().ok()?)))
+        .ok_or_else(|| "give QxK, e.g. 64x32".into())
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("pipeline_stats: {e}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    let args = Args::parse();
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -108,99 +145,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The arguments, or `None` for `--help`.
-fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-    let number = |flag: &str, s: &str| -> Result<u32, String> {
-        s.parse()
-            .map_err(|_| format!("{flag} {s:?}: not a non-negative integer"))
-    };
-    let mut args = Args {
-        batch: 1,
-        q_heads: 32,
-        kv_heads: 32,
-        q_len: 0,
-        kv_len: 0,
-        head_dim: 128,
-        v_head_dim: 0,
-        dtype: DType::F16,
-        causal: false,
-        path: Path::Auto,
-        portable: false,
-        checks: false,
-        robustness: true,
-        dump_spirv: None,
-        blocks: None,
-    };
-    let (mut q_len, mut kv_len, mut v_head_dim) = (None, None, None);
-    while let Some(arg) = argv.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.into())),
-            _ => (arg.clone(), None),
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--portable" | "--checks" | "--no-robustness" if inline.is_some() => {
-                return Err(format!("{flag} takes no value"))
-            }
-            "--portable" => args.portable = true,
-            "--checks" => args.checks = true,
-            "--no-robustness" => args.robustness = false,
-            "--batch" | "--heads" | "--q-len" | "--kv-len" | "--hdim" | "--v-hdim" | "--dtype"
-            | "--mask" | "--path" | "--dump-spirv" | "--blocks" => {
-                let value: String = match inline {
-                    Some(v) => v,
-                    None => argv.next().ok_or_else(|| format!("{flag} needs a value"))?,
-                };
-                match flag.as_str() {
-                    "--batch" => args.batch = number(&flag, &value)?,
-                    "--heads" => {
-                        let heads = value
-                            .split(',')
-                            .map(|h| number(&flag, h.trim()))
-                            .collect::<Result<Vec<u32>, String>>()?;
-                        match heads[..] {
-                            [q] => (args.q_heads, args.kv_heads) = (q, q),
-                            [q, kv] => (args.q_heads, args.kv_heads) = (q, kv),
-                            _ => return Err(format!("--heads {value:?}: give HQ or HQ,HKV")),
-                        }
-                    }
-                    "--q-len" => q_len = Some(number(&flag, &value)?),
-                    "--kv-len" => kv_len = Some(number(&flag, &value)?),
-                    "--hdim" => args.head_dim = number(&flag, &value)?,
-                    "--v-hdim" => v_head_dim = Some(number(&flag, &value)?),
-                    "--dtype" => {
-                        args.dtype = match value.as_str() {
-                            "f16" | "float16" => DType::F16,
-                            "f32" | "float32" => DType::F32,
-                            _ => return Err(format!("--dtype {value:?}: must be f16 or f32")),
-                        }
-                    }
-                    "--mask" => {
-                        args.causal = match value.as_str() {
-                            "none" => false,
-                            "causal" => true,
-                            _ => return Err(format!("--mask {value:?}: must be none or causal")),
-                        }
-                    }
-                    "--path" => args.path = value.parse().map_err(|e| format!("--path: {e}"))?,
-                    "--blocks" => {
-                        let (q, k) = value
-                            .split_once('x')
-                            .ok_or_else(|| format!("--blocks {value:?}: give QxK, e.g. 64x32"))?;
-                        args.blocks = Some((number(&flag, q)?, number(&flag, k)?));
-                    }
-                    _ => args.dump_spirv = Some(PathBuf::from(value)),
-                }
-            }
-            _ => return Err(format!("unknown argument {arg:?}")),
-        }
-    }
-    args.q_len = q_len.ok_or("--q-len is required")?;
-    args.kv_len = kv_len.unwrap_or(args.q_len);
-    args.v_head_dim = v_head_dim.unwrap_or(args.head_dim);
-    Ok(Some(args))
 }
 
 /// Plans the shape, then prints each variant's statistics. `Ok(false)`: a variant failed.
@@ -222,15 +166,15 @@ fn run(args: &Args) -> Result<bool, String> {
     );
     let mut desc = AttentionDesc::new(
         args.batch,
-        args.q_heads,
-        args.kv_heads,
+        args.heads.0,
+        args.heads.1,
         args.q_len,
-        args.kv_len,
+        args.kv_len.unwrap_or(args.q_len),
         args.head_dim,
     )
-    .with_v_head_dim(args.v_head_dim)
+    .with_v_head_dim(args.v_head_dim.unwrap_or(args.head_dim))
     .with_dtype(args.dtype);
-    if args.causal {
+    if args.mask == MaskArg::Causal {
         desc = desc.with_mask(Mask::Causal(CausalAlignment::BottomRight));
     }
     let options = PlanOptions {
