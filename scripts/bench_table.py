@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Merges one device run's `sdpa bench --json` output with `torch_sdpa_bench.py`'s printed rows
-into the markdown table of BENCHMARKS.md.
+into the markdown tables of BENCHMARKS.md (the files `scripts/h200_bench.sh` writes).
 
-    python3 scripts/bench_table.py benches/results/h200-2026-11-29
+    python3 scripts/bench_table.py benches/results/h200-2026-11-29             # main table
+    python3 scripts/bench_table.py benches/results/h200-2026-11-29 --portable  # portable f16
+    python3 scripts/bench_table.py benches/results/h200-2026-11-29 --decode    # decode sweep
 """
 import json
 import sys
@@ -20,8 +22,64 @@ def torch_rows(path):
     return rows
 
 
+def bench_rows(path):
+    """The rows of `sdpa bench`'s printed table (no --json), as dicts by column name."""
+    rows, header = [], None
+    for line in open(path):
+        parts = [p.strip() for p in line.split(",")]
+        if parts[0] == "B":
+            header = parts
+        elif header and parts[0].isdigit():
+            rows.append(dict(zip(header, parts[:len(header) - 1] + [", ".join(parts[len(header) - 1:])])))
+    return rows
+
+
+def portable(folder):
+    print("| dtype | hdim | L | heads | mask | unfused ms | portable fused ms | fused vs unfused | fused TFLOP/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in bench_rows(f"{folder}/portable.txt"):
+        u, f = float(r["t_unfs"]), float(r["t_fuse"])
+        print(
+            f"| {r['dtype']} | {r['hdim']} | {r['qsl']} | {r['n_qh']}/{r['n_kvh']} | {r['mask']} | "
+            f"{u:.3f} | {f:.3f} | {u / f:.2f}x | {float(r['fuse_TFLOPs']):.2f} |"
+        )
+
+
+def decode(folder):
+    ours = json.load(open(f"{folder}/decode.json"))["rows"]
+    torch = torch_by_ksl(f"{folder}/torch-decode.txt")
+    print("| kv_len | ours unfused ms | ours decode ms | decode vs unfused | decode GB/s | decode plan | torch unfused ms | torch SDPA ms | torch SDPA GB/s | ours / torch SDPA |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in ours:
+        u, f = r["unfused"]["ms"], r["fused"]["ms"]
+        plan = r["fused"]["plan"].split(":")[0].removeprefix("vector ")
+        t = torch.get(r["ksl"])
+        tcols = (
+            f"{t[0]:.4f} | {t[1]:.4f} | {r['kv_bytes'] / t[1] / 1e6:.0f} | {100 * t[1] / f:.0f}%"
+            if t else "| | |"
+        )
+        print(
+            f"| {r['ksl']} | {u:.3f} | {f:.3f} | {u / f:.1f}x | {r['fused_kv_gbps']:.0f} | {plan} | {tcols} |"
+        )
+
+
+def torch_by_ksl(path):
+    """PyTorch's decode rows (q_len 1) by key length: (unfused ms, SDPA ms)."""
+    rows = {}
+    for line in open(path):
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != 13 or not parts[0].isdigit():
+            continue
+        rows[int(parts[2])] = (float(parts[9]), float(parts[10]))
+    return rows
+
+
 def main():
     folder = sys.argv[1]
+    if "--portable" in sys.argv:
+        return portable(folder)
+    if "--decode" in sys.argv:
+        return decode(folder)
     ours = json.load(open(f"{folder}/bench.json"))["rows"]
     torch = torch_rows(f"{folder}/torch.txt")
     print("| dtype | hdim | L | heads | mask | ours unfused ms | ours fused ms | fused vs unfused | fused TFLOP/s | fused kernel | torch unfused ms | torch SDPA ms | torch SDPA TFLOP/s | ours / torch SDPA |")
