@@ -5,7 +5,9 @@
 //! - `spirv_all=1`: every kernel's module made by `src/spirv.rs` and passed to wgpu as SPIR-V,
 //!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
 //! - the portable kernel's GPU defaults (register prefetch, grid fill, 8 query rows per thread
-//!   where the blocks allow), which a CPU adapter skips by default.
+//!   where the blocks allow), which a CPU adapter skips by default;
+//! - the decode kernel's output merge in 8 and 4 passes (`decode_merge=1`, `=2`): what adapters
+//!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget.
 
 mod common;
 
@@ -15,7 +17,12 @@ use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Mask, Path};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
-const KNOB_SETS: [&str; 2] = ["spirv_all=1", "portable_prefetch=16,portable_fill=128"];
+const KNOB_SETS: [&str; 4] = [
+    "spirv_all=1",
+    "portable_prefetch=16,portable_fill=128",
+    "decode_merge=1",
+    "decode_merge=2",
+];
 
 #[test]
 fn knob_variants_pass_the_check_matrix() {

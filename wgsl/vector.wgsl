@@ -39,7 +39,8 @@ override LPK: u32 = 4u;         // threads per key row in step 1: ceil(HEAD_DIM 
 override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * ceil(RG / 4))
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
-override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG)
+override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG * MV)
+override MV: u32 = 1u;          // output vec4s a thread merges per pass: 1, 2, 4 or 8 (RED >= 4 * WG * MV)
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -387,47 +388,57 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
     }
     workgroupBarrier();
-    // Each key group's outputs rescaled to the workgroup's max, then summed over the key groups,
-    // 4 columns of one query vector per pass (threads outside the key groups contribute nothing).
+    // Each key group's outputs rescaled to the workgroup's max, then summed over the key groups:
+    // MV of the thread's 8 output vec4s per pass (threads outside the key groups contribute
+    // nothing), one thread per (vec4, column chunk, query block) adding the NKG key groups'.
     var f = vec4<f32>();
     if (v_thread) {
         let mb = rb * 8u;
         f = exp2(st.m - vec4<f32>(fin_s[mb], fin_s[mb + 2u], fin_s[mb + 4u], fin_s[mb + 6u]));
     }
-    for (var step = 0u; step < 8u; step++) {
-        let x = step / 2u;
-        let half = (step % 2u) * 4u;
-        var o: vec4<f32>;
-        switch step {
-            case 0u: { o = st.o0l; }
-            case 1u: { o = st.o0h; }
-            case 2u: { o = st.o1l; }
-            case 3u: { o = st.o1h; }
-            case 4u: { o = st.o2l; }
-            case 5u: { o = st.o2h; }
-            case 6u: { o = st.o3l; }
-            default: { o = st.o3h; }
-        }
-        o *= f[x];
+    let slot = nrb * dv8; // one key group's vec4s of one output vec4
+    for (var round = 0u; round < 8u / MV; round++) {
         workgroupBarrier(); // the previous pass's readers are done
         if (v_thread) {
-            red_s[4u * t] = o.x;
-            red_s[4u * t + 1u] = o.y;
-            red_s[4u * t + 2u] = o.z;
-            red_s[4u * t + 3u] = o.w;
+            for (var i = 0u; i < MV; i++) {
+                let o = output_vec4(st, round * MV + i) * f[(round * MV + i) / 2u];
+                let at = 4u * (i * WG + t);
+                red_s[at] = o.x;
+                red_s[at + 1u] = o.y;
+                red_s[at + 2u] = o.z;
+                red_s[at + 3u] = o.w;
+            }
         }
         workgroupBarrier();
-        for (var e = t; e < nrb * dv8; e += WG) {
-            let r = (e / dv8) * 4u + x;
+        for (var e = t; e < MV * slot; e += WG) {
+            let i = e / slot;
+            let ee = e % slot;
+            let step = round * MV + i;
+            let r = (ee / dv8) * 4u + step / 2u;
             if (r < RG) {
                 var sum = vec4<f32>();
                 for (var kg = 0u; kg < NKG; kg++) {
-                    let at = 4u * (kg * nrb * dv8 + e);
+                    let at = 4u * (i * WG + kg * slot + ee);
                     sum += vec4<f32>(red_s[at], red_s[at + 1u], red_s[at + 2u], red_s[at + 3u]);
                 }
-                store(kv_head, qv0, r, (e % dv8) * 8u + half, sum, b, split);
+                store(kv_head, qv0, r, (ee % dv8) * 8u + (step % 2u) * 4u, sum, b, split);
             }
         }
+    }
+}
+
+// Output vec4 `step` of the state: columns [8c, 8c + 4) (even steps) or [8c + 4, 8c + 8) (odd) of
+// query vector rb * 4 + step / 2.
+fn output_vec4(st: State, step: u32) -> vec4<f32> {
+    switch step {
+        case 0u: { return st.o0l; }
+        case 1u: { return st.o0h; }
+        case 2u: { return st.o1l; }
+        case 3u: { return st.o1h; }
+        case 4u: { return st.o2l; }
+        case 5u: { return st.o2h; }
+        case 6u: { return st.o3l; }
+        default: { return st.o3h; }
     }
 }
 

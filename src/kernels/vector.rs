@@ -40,18 +40,27 @@ pub struct VectorTiles {
     /// Key groups of the P V step: threads owning the same output columns and query vectors,
     /// each with its own online softmax over every `key_groups`-th key of a tile.
     pub key_groups: u32,
+    /// Output vec4s each thread merges per pass at the end (1, 2, 4 or 8: 8 / this passes).
+    pub merge_vec4s: u32,
     /// K and V chunks read as whole 16-byte `vec4<u32>` loads (every offset and stride of K and
     /// V a multiple of 16 bytes); otherwise assembled from 32-bit words.
     pub vectorized: bool,
 }
 
 /// `wgsl/vector.wgsl`'s `RED`: f32 slots of its reduction array (step 1's partial dot products,
-/// the key groups' maxes and sums, their outputs 4 columns at a time).
-fn red_slots(rows: u32, block_k: u32, lanes_per_key: u32, key_groups: u32, wg: u32) -> u32 {
-    (lanes_per_key * rows * block_k)
-        .max(8 * key_groups * rows.div_ceil(4))
-        .max(4 * wg)
+/// the key groups' maxes and sums, their outputs `merge` vec4s at a time).
+fn red_slots(t: &VectorTiles) -> u32 {
+    (t.lanes_per_key * t.rows * t.block_k)
+        .max(8 * t.key_groups * t.rows.div_ceil(4))
+        .max(4 * t.workgroup_size * t.merge_vec4s)
 }
+
+/// Workgroup memory the decode kernel grows into to merge its outputs in fewer passes (more
+/// would cost workgroups per core on GPUs with little of it). H200, 32/8 heads, d128, f16, µs a
+/// call at kv 256 / 4096 / 16384 / 32768 / 131072, by vec4s merged per pass: 1 (7.4 KB) 15 / 20 /
+/// 40 / 60 / 177; 2 (11.5 KB) 14 / 19 / 40 / 60 / 180; 4 (19.7 KB, taken) 14 / 19 / 38 / 58 /
+/// 176; 8 (36 KB, 147 registers instead of 128) 13 / 18 / 47 / 76 / 235.
+const MERGE_BUDGET_BYTES: u32 = 20 * 1024;
 
 /// `q_s`, `red_s`, `p_s` and `fin_s` of `wgsl/vector.wgsl`.
 fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32, red: u32) -> u32 {
@@ -79,7 +88,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// Tuning knobs (`WGPU_SDPA_TUNE`, see `crate::tune`): `decode_vec=0` forces the word-assembled
 /// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
 /// per key row, smaller tiles), `decode_wg` (64..=1024, a power of two) sets the threads per
-/// workgroup, `decode_wgs` sets the workgroups the splits aim for.
+/// workgroup, `decode_wgs` sets the workgroups the splits aim for, `decode_merge` (1, 2, 4 or 8)
+/// caps the output vec4s each thread merges per pass at the end.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -133,22 +143,47 @@ pub fn fit_tiles(
     // The most query vectors per workgroup (each K/V load serves them all) that fit the
     // workgroup memory; fewer where it is small.
     let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
-    let shape = |rows: u32| {
-        let key_groups = workgroup_size / (dv8 * rows.div_ceil(4));
-        let red = red_slots(rows, block_k, lanes_per_key, key_groups, workgroup_size);
-        (key_groups, red, workgroup_bytes(desc, rows, block_k, red))
+    let shape = |rows: u32, merge_vec4s: u32| {
+        let t = VectorTiles {
+            rows,
+            block_k,
+            workgroup_size,
+            kv_splits: 1,
+            split_len: desc.kv_len,
+            workgroup_bytes: 0,
+            lanes_per_key,
+            key_groups: workgroup_size / (dv8 * rows.div_ceil(4)),
+            merge_vec4s,
+            vectorized: false,
+        };
+        VectorTiles {
+            workgroup_bytes: workgroup_bytes(desc, rows, block_k, red_slots(&t)),
+            ..t
+        }
     };
     let rows = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
-        .find(|&rows| shape(rows).2 <= caps.max_workgroup_storage_bytes)
+        .find(|&rows| shape(rows, 1).workgroup_bytes <= caps.max_workgroup_storage_bytes)
         .ok_or_else(|| {
             Error::limit(
                 "decode kernel workgroup memory",
-                shape(1).2 as u64,
+                shape(1, 1).workgroup_bytes as u64,
                 "max_compute_workgroup_storage_size",
                 caps.max_workgroup_storage_bytes as u64,
             )
         })?;
-    let (key_groups, _, bytes) = shape(rows);
+    // The fewest merge passes within the budget (knob `decode_merge`: 1, 2, 4 or 8 vec4s a pass,
+    // within the adapter's limit).
+    let budget = match knob("decode_merge") {
+        Some(_) => caps.max_workgroup_storage_bytes,
+        None => MERGE_BUDGET_BYTES.min(caps.max_workgroup_storage_bytes),
+    };
+    let merge_vec4s = [8, 4, 2, 1]
+        .into_iter()
+        .filter(|&mv| knob("decode_merge").is_none_or(|k| mv <= k))
+        .find(|&mv| mv == 1 || shape(rows, mv).workgroup_bytes <= budget)
+        .unwrap_or(1);
+    let fitted = shape(rows, merge_vec4s);
+    let (key_groups, bytes) = (fitted.key_groups, fitted.workgroup_bytes);
     let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
     let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
     let wanted = match splits {
@@ -168,6 +203,7 @@ pub fn fit_tiles(
         workgroup_bytes: bytes,
         lanes_per_key,
         key_groups,
+        merge_vec4s,
         vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
     })
 }
@@ -225,16 +261,8 @@ pub fn plan(
                 ("NKG", t.key_groups),
                 ("VEC", t.vectorized as u32),
                 ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
-                (
-                    "RED",
-                    red_slots(
-                        t.rows,
-                        t.block_k,
-                        t.lanes_per_key,
-                        t.key_groups,
-                        t.workgroup_size,
-                    ),
-                ),
+                ("RED", red_slots(t)),
+                ("MV", t.merge_vec4s),
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", ablate & 4),
             ],
