@@ -20,7 +20,8 @@
 //      (rb) and every NKG-th key of the tile (key group g); it reads its keys' V chunks straight
 //      from storage and keeps its own online softmax (max, sum, output) per query vector for its
 //      key group: no cross-thread reduction and no serial softmax per tile, only two barriers.
-// At the end the NKG key groups' states are merged in workgroup memory (max, rescale, sum). With
+// At the end the NKG key groups' states are merged in workgroup memory (max, rescale, sum; MV of
+// each thread's 8 output vec4s a pass, as workgroup memory allows). With
 // one split the kernel writes the output; with several it writes each split's unnormalised
 // output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
 //
