@@ -10,12 +10,17 @@ import json
 import sys
 
 
-def torch_rows(path):
-    rows = {}
+def torch_lines(path):
+    """The fields of each row `torch_sdpa_bench.py` printed."""
     for line in open(path):
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 13 or not parts[0].isdigit():
-            continue
+        if len(parts) == 13 and parts[0].isdigit():
+            yield parts
+
+
+def torch_rows(path):
+    rows = {}
+    for parts in torch_lines(path):
         b, qsl, ksl, hdim, nqh, nkvh, _tpose, dtype, mask, tu, tf, _diff, tflops = parts
         dtype = {"float16": "f16", "float32": "f32"}[dtype]
         rows[(dtype, int(hdim), int(qsl), int(nqh), int(nkvh), mask)] = (float(tu), float(tf), float(tflops))
@@ -65,13 +70,7 @@ def decode(folder):
 
 def torch_by_ksl(path):
     """PyTorch's decode rows (q_len 1) by key length: (unfused ms, SDPA ms)."""
-    rows = {}
-    for line in open(path):
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 13 or not parts[0].isdigit():
-            continue
-        rows[int(parts[2])] = (float(parts[9]), float(parts[10]))
-    return rows
+    return {int(p[2]): (float(p[9]), float(p[10])) for p in torch_lines(path)}
 
 
 def main():
