@@ -6,9 +6,10 @@
 #
 # Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the wasm-bindgen
 # version in Cargo.lock (cargo install), chromium (apt-get). WEB_TEST_TIMEOUT (seconds, default
-# 2400) bounds the browser run: on a 2-core machine it takes about 14 minutes, most of it
-# SwiftShader compiling the decode kernel's variants (about 2 minutes each); WEB_TEST_KEEP=1 keeps Chromium's log beside the page in
-# target/web/ (serve that folder to look at the page yourself).
+# 2400) bounds the browser run: on a 2-core machine it takes a few minutes (it took about 15
+# while the decode kernel held V loads across its barriers, which SwiftShader compiled in about
+# 2 minutes a variant: wgsl/vector.wgsl's VEARLY); WEB_TEST_KEEP=1 keeps Chromium's log beside
+# the page in target/web/ (serve that folder to look at the page yourself).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."

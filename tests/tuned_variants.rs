@@ -4,8 +4,9 @@
 //!
 //! - `spirv_all=1`: every kernel's module made by `src/spirv.rs` and passed to wgpu as SPIR-V,
 //!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
-//! - the portable kernel's GPU defaults (register prefetch, grid fill, 8 query rows per thread
-//!   where the blocks allow), which a CPU adapter skips by default;
+//! - the GPU defaults a CPU adapter skips: the portable kernel's register prefetch, grid fill
+//!   and 8 query rows per thread where the blocks allow; the decode kernel's V loads at the start
+//!   of a tile;
 //! - the decode kernel's output merge in 8 and 4 passes (`decode_merge=1`, `=2`): what adapters
 //!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget.
 
@@ -19,7 +20,7 @@ const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
 const KNOB_SETS: [&str; 4] = [
     "spirv_all=1",
-    "portable_prefetch=16,portable_fill=128",
+    "portable_prefetch=16,portable_fill=128,decode_vearly=1",
     "decode_merge=1",
     "decode_merge=2",
 ];

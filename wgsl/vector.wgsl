@@ -41,6 +41,7 @@ override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * 
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG * MV)
+override VEARLY: u32 = 1u;      // 1: a tile's first V loads issued at its start; 0: in step 3
 override MV: u32 = 1u;          // output vec4s a thread merges per pass: 1, 2, 4 or 8 (RED >= 4 * WG * MV)
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
 
@@ -297,12 +298,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 
     let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
     for (var kb = key_begin; kb < tiles_end; kb += BK) {
-        // This tile's K chunks and first V rows: all of the thread's loads are issued together.
+        // This tile's K chunks and (VEARLY) first V rows: the thread's loads are issued together.
         // (Loading the next tile's K right after step 1, into the registers step 1 frees, was
         // slower on the H200: kv 16384 in 53 us against 41; so was issuing the first tile's
         // loads before the queries are staged: 58 us.)
         let kt = load_k_tile(k_head, kb, key_end, jk, uk);
-        var vt = load_v_tile(v_head, kb, g, key_end, cv, v_thread);
+        // With VEARLY the first V rows too, to arrive during steps 1 and 2. (Not on CPU adapters:
+        // there is little latency to hide, and SwiftShader, which runs a barrier as a coroutine
+        // switch, took over 2 minutes to compile a kernel holding these loads across the
+        // barriers, 4 seconds without.)
+        var vt = VTile();
+        if (VEARLY == 1u) {
+            vt = load_v_tile(v_head, kb, g, key_end, cv, v_thread);
+        }
         // 1. Partial dot products of this thread's K chunks with every query vector.
         {
             let x0 = unpack_chunk(kt.c0);
@@ -339,11 +347,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             p_s[e] = s;
         }
         workgroupBarrier();
-        // 3. P V over this thread's key group, 4 keys at a time (the first 4 already loaded).
+        // 3. P V over this thread's key group, 4 keys at a time (the first 4 already loaded with
+        // VEARLY).
         if (v_thread) {
             for (var n = 0u; n < keys_per_group; n += 4u) {
                 let j = g + n * NKG;
-                if (n > 0u) {
+                if (n > 0u || VEARLY == 0u) {
                     vt = load_v_tile(v_head, kb, j, key_end, cv, true);
                 }
                 st = update(st, scores4(rb, j), scores4(rb, j + NKG), scores4(rb, j + 2u * NKG),

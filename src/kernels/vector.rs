@@ -42,6 +42,9 @@ pub struct VectorTiles {
     pub key_groups: u32,
     /// Output vec4s each thread merges per pass at the end (1, 2, 4 or 8: 8 / this passes).
     pub merge_vec4s: u32,
+    /// The first V rows of a tile loaded at its start, with its K (GPUs), rather than after the
+    /// scores (CPU adapters: knob `decode_vearly` sets it).
+    pub early_v: bool,
     /// K and V chunks read as whole 16-byte `vec4<u32>` loads (every offset and stride of K and
     /// V a multiple of 16 bytes); otherwise assembled from 32-bit words.
     pub vectorized: bool,
@@ -154,6 +157,7 @@ pub fn fit_tiles(
             lanes_per_key,
             key_groups: workgroup_size / (dv8 * rows.div_ceil(4)),
             merge_vec4s,
+            early_v: true,
             vectorized: false,
         };
         VectorTiles {
@@ -204,6 +208,8 @@ pub fn fit_tiles(
         lanes_per_key,
         key_groups,
         merge_vec4s,
+        early_v: knob("decode_vearly")
+            .map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1),
         vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
     })
 }
@@ -263,6 +269,7 @@ pub fn plan(
                 ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
                 ("RED", red_slots(t)),
                 ("MV", t.merge_vec4s),
+                ("VEARLY", t.early_v as u32),
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", ablate & 4),
             ],
