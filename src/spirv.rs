@@ -36,9 +36,19 @@ pub(crate) fn coop_spirv(
     features: wgpu::Features,
     checked: bool,
 ) -> Result<Vec<u32>, String> {
+    let (module, info) = specialise(source, constants, features)?;
+    coop_words(&module, &info, bindings, checked)
+}
+
+/// [`coop_spirv`] for a module already specialised.
+fn coop_words(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    bindings: &[u32],
+    checked: bool,
+) -> Result<Vec<u32>, String> {
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
-    let (module, info) = specialise(source, constants, features)?;
     let policy = if checked {
         BoundsCheckPolicy::Restrict
     } else {
@@ -62,8 +72,8 @@ pub(crate) fn coop_spirv(
         emit_int_div_checks: crate::tune::knob("spirv_div") != Some(0),
         ..spv::Options::default()
     };
-    let words = spv::write_vec(&module, &info, &options, Some(&compute_main()))
-        .map_err(|e| e.to_string())?;
+    let words =
+        spv::write_vec(module, info, &options, Some(&compute_main())).map_err(|e| e.to_string())?;
     if crate::tune::knob("coop_aligned") == Some(2) {
         return Ok(words); // tuning: our SPIR-V without the operand
     }
@@ -215,21 +225,21 @@ pub fn variant_spirv(
     let bindings: Vec<u32> = layout.iter().map(|&(binding, _)| binding).collect();
     let features = ctx.device().features();
     let checked = ctx.runtime_checks();
-    let mut sorted = layout.to_vec();
-    sorted.sort_unstable_by_key(|&(binding, _)| binding);
-    let descriptors = sorted
+    // The descriptors in the numbering the module's binding map gives them.
+    let binding_map = binding_map(&bindings);
+    let mut descriptors: Vec<DriverDescriptor> = layout
         .iter()
-        .enumerate()
-        .map(|(slot, &(_, kind))| DriverDescriptor {
-            binding: slot as u32,
+        .map(|&(binding, kind)| DriverDescriptor {
+            binding: binding_map[&naga::ResourceBinding { group: 0, binding }].binding,
             uniform: kind == BindingKind::Uniform,
         })
         .collect();
+    descriptors.sort_unstable_by_key(|d| d.binding);
     let (module, info) = specialise(&source, &constants, features)?;
     let (workgroup_size, workgroup_bytes) = workgroup_use(&module, &info)?;
     if crate::pipelines::uses_own_spirv(ctx.device(), ctx.capabilities().backend, variant) {
         return Ok(DriverSpirv {
-            words: coop_spirv(&source, &constants, &bindings, features, checked)?,
+            words: coop_words(&module, &info, &bindings, checked)?,
             passthrough: true,
             descriptors,
             workgroup_size,
@@ -250,7 +260,7 @@ pub fn variant_spirv(
         lang_version: device.spirv_version,
         flags,
         fake_missing_bindings: false,
-        binding_map: binding_map(&bindings),
+        binding_map,
         capabilities: None,
         bounds_check_policies: BoundsCheckPolicies {
             index,
