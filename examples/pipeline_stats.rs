@@ -121,11 +121,7 @@ fn parse_heads(s: &str) -> Result<(u32, u32), String> {
 
 /// `--dtype`, as `sdpa bench --dtype`.
 fn parse_dtype(s: &str) -> Result<DType, String> {
-    match s {
-        "f16" | "float16" => Ok(DType::F16),
-        "f32" | "float32" => Ok(DType::F32),
-        _ => Err("must be f16 or f32".into()),
-    }
+    s.parse().map_err(|_| "must be f16 or f32".into())
 }
 
 /// `--blocks`: `QxK`.

@@ -43,6 +43,18 @@ impl fmt::Display for DType {
     }
 }
 
+/// `f16` or `f32` (also PyTorch's `float16`, `float32`).
+impl std::str::FromStr for DType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f16" | "float16" => Ok(DType::F16),
+            "f32" | "float32" => Ok(DType::F32),
+            _ => Err(Error::invalid("dtype", s, "must be f16 or f32")),
+        }
+    }
+}
+
 /// Which tensor of the problem a layout, buffer or error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Tensor {
@@ -597,6 +609,17 @@ impl fmt::Display for AttentionDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dtypes_parse_from_their_names() {
+        for d in [DType::F16, DType::F32] {
+            assert_eq!(d.to_string().parse::<DType>().unwrap(), d);
+        }
+        assert_eq!("float16".parse::<DType>().unwrap(), DType::F16);
+        assert_eq!("float32".parse::<DType>().unwrap(), DType::F32);
+        let e = "bf16".parse::<DType>().unwrap_err().to_string();
+        assert!(e.contains("dtype") && e.contains("bf16"), "{e}");
+    }
 
     #[test]
     fn blhd_layout_requires_the_same_elements_as_bhld() {

@@ -60,11 +60,8 @@ pub struct Args {
 }
 
 fn parse_dtype(s: &str) -> Result<DType> {
-    match s {
-        "f16" | "float16" => Ok(DType::F16),
-        "f32" | "float32" => Ok(DType::F32),
-        _ => Err(Error::invalid("--dtype", s, "must be f16 or f32")),
-    }
+    s.parse()
+        .map_err(|_| Error::invalid("--dtype", s, "must be f16 or f32"))
 }
 
 fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
