@@ -326,17 +326,34 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 base(1, 2, 1, 300, 300, 64).with_mask(causal(CausalAlignment::BottomRight)),
                 Inputs::Normal,
             );
-            // The 128-key tiles the planner takes on GPUs with 48 KiB of workgroup memory (for
-            // longer sequences than these), where they fit.
+            // The 128-key tiles and the 128-row blocks of 8 keys per thread the planner takes
+            // on GPUs with 48 KiB of workgroup memory (for longer sequences than these), where
+            // they fit.
             if cooperative == Some(false) {
-                for (name, desc) in [
-                    ("wide keys d128", base(1, 2, 2, 100, 300, 128)),
+                use crate::kernels::fused::{TALL_BLOCKS, WIDE_KEYS};
+                for (name, desc, blocks) in [
+                    ("wide keys d128", base(1, 2, 2, 100, 300, 128), WIDE_KEYS),
                     (
                         "wide keys d80 causal",
                         base(1, 2, 1, 130, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
+                        WIDE_KEYS,
+                    ),
+                    (
+                        "tall blocks d128",
+                        base(1, 2, 2, 200, 300, 128),
+                        TALL_BLOCKS,
+                    ),
+                    (
+                        "tall blocks d80 causal",
+                        base(1, 2, 1, 260, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
+                        TALL_BLOCKS,
+                    ),
+                    (
+                        "tall blocks d96 gqa",
+                        base(1, 4, 2, 150, 190, 96),
+                        TALL_BLOCKS,
                     ),
                 ] {
-                    let blocks = crate::kernels::fused::WIDE_KEYS;
                     if crate::kernels::fused::fit_tiles(caps, &desc, Some(blocks), None).is_ok() {
                         let mut case =
                             CheckCase::new(format!("{label} {dtype} {name}"), desc, path);

@@ -74,7 +74,9 @@ pub struct FusedTiles {
     pub stage: DType,
     /// Query rows per thread: 4, or 8 (two row quads, each K and V read feeding both).
     pub rows_per_thread: u32,
-    /// Threads per workgroup: `block_q * block_k / (4 * rows_per_thread)`.
+    /// Keys per thread and row in S = Q K^T: 4, or 8 (two key quads, each Q read feeding both).
+    pub keys_per_thread: u32,
+    /// Threads per workgroup: `block_q * block_k / (keys_per_thread * rows_per_thread)`.
     pub workgroup_size: u32,
     /// Workgroup memory used, bytes.
     pub workgroup_bytes: u32,
@@ -192,7 +194,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Fused(t) => write!(
                 f,
-                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} threads={} wg_mem={}B",
+                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} keys/thread={} threads={} wg_mem={}B",
                 t.block_q,
                 t.block_k,
                 t.d_chunk,
@@ -200,6 +202,7 @@ impl fmt::Display for Plan {
                 if t.q_resident { "resident" } else { "streamed" },
                 t.stage,
                 t.rows_per_thread,
+                t.keys_per_thread,
                 t.workgroup_size,
                 t.workgroup_bytes
             )?,

@@ -7,6 +7,9 @@
 //! - the GPU defaults a CPU adapter skips: the portable kernel's register prefetch, grid fill
 //!   and 8 query rows per thread where the blocks allow; the decode kernel's V loads at the start
 //!   of a tile;
+//! - 8 keys per thread in the portable kernel's S (what its 128-row blocks take on GPUs with 48
+//!   KiB, which lavapipe's 32 KiB cannot hold) on every tile that allows it, with 8 rows where
+//!   the output allows them;
 //! - the decode kernel's output merge in 8 and 4 passes (`decode_merge=1`, `=2`): what adapters
 //!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget.
 
@@ -18,9 +21,10 @@ use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Mask, Path};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
-const KNOB_SETS: [&str; 4] = [
+const KNOB_SETS: [&str; 5] = [
     "spirv_all=1",
     "portable_prefetch=16,portable_fill=128,decode_vearly=1",
+    "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
     "decode_merge=2",
 ];

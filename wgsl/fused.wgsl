@@ -2,20 +2,21 @@
 // memory tiles and f32 arithmetic for every storage dtype. Needs nothing beyond core WebGPU.
 //
 // One workgroup computes BQ query rows of one (batch, q head). Threads form BQ/RM row groups of
-// BK/4 columns; thread (tr, tc) owns query rows RM tr..RM tr+RM-1 (RM = 4, or 8: two row quads)
-// for the whole kernel, keys 4tc..4tc+3 of each KV tile in S = Q K^T, and output vec4 columns
-// tc + s*BK/4 (s < NS) in O += P V. Both products are outer products on registers: one vec4 of Q
-// (4 rows at one head dim) times one vec4 of K (4 keys at that dim) is 16 FMAs for two
-// workgroup-memory reads; with RM = 8 each K (and V) read feeds both row quads, 32 FMAs for
-// three reads. The second quad's accumulators are separate named variables (s4.., o4..), not
-// arrays, so they stay in registers; with RM = 4 they are dead code.
+// NC = BK/CK columns; thread (tr, tc) owns query rows RM tr..RM tr+RM-1 (RM = 4, or 8: two row
+// quads) for the whole kernel, keys 4tc..4tc+3 (and, with CK = 8, 4(tc+NC)..4(tc+NC)+3) of each KV
+// tile in S = Q K^T, and output vec4 columns tc + s*NC (s < NS) in O += P V. Both products are
+// outer products on registers: one vec4 of Q (4 rows at one head dim) times one vec4 of K (4 keys
+// at that dim) is 16 FMAs for two workgroup-memory reads; with RM = 8 each K (and V) read feeds
+// both row quads, 32 FMAs for three reads; with CK = 8 each Q read also feeds two key quads, an
+// 8 x 8 tile: 64 FMAs for four reads. The second quads' accumulators are separate named variables
+// (s4.., u0.., o4..), not arrays, so they stay in registers; unused, they are dead code.
 //
 // Workgroup memory (sized by the planner to the adapter's limit, src/kernels/fused.rs), in
 // `stage` (f32, or f16 when the planner stages f16 inputs as they are):
 //   q_t     Q transposed, [dim][row]: the whole head (Q_ROWS = HEAD_DIM) or one DC chunk
 //   kv      K transposed, [dim][key] (a DC chunk of dims), or V as is, [key][dim] (KC keys)
 //   p_s     P, [row][key], f32, rows padded by one vec4
-//   row_red partial row maxima (and, at the end, row sums), [row][BK/4], f32
+//   row_red partial row maxima (and, at the end, row sums), [row][NC], f32
 //
 // Staging is software-pipelined through registers: a KV tile is staged in steps (each K chunk,
 // with its Q chunk when Q is streamed, then each V chunk), and right after one step is in
@@ -31,10 +32,11 @@ override V_HEAD_DIM: u32 = 64u;
 override DC: u32 = 64u;        // head dims of Q and K staged at once; divides HEAD_DIM
 override Q_ROWS: u32 = 64u;    // HEAD_DIM when Q stays resident for the whole kernel, else DC
 override KC: u32 = 64u;        // keys of V staged at once; divides BK
-override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / BK) <= 4
+override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V_HEAD_DIM / 4 / NC) <= 4
 override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
 override RM: u32 = 4u;         // query rows per thread: 4 or 8; divides BQ
-override WG: u32 = 256u;       // BQ * BK / (4 RM)
+override CK: u32 = 4u;         // keys per thread and row in S: 4 or 8; 4 CK divides BK
+override WG: u32 = 256u;       // BQ * BK / (CK RM)
 override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
 override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
 
@@ -46,7 +48,7 @@ override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and 
 var<workgroup> q_t: array<vec4<stage>, Q_ROWS * BQ / 4u>;
 var<workgroup> kv: array<vec4<stage>, KV_VEC4>;
 var<workgroup> p_s: array<vec4<f32>, BQ * (BK / 4u + 1u)>;
-var<workgroup> row_red: array<vec4<f32>, BQ * BK / 16u>;
+var<workgroup> row_red: array<vec4<f32>, BQ * BK / (4u * CK)>;
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
 fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
@@ -262,7 +264,7 @@ fn pv_key(
     pc: vec4<f32>,
     tc: u32,
 ) {
-    let nc = BK / 4u;
+    let nc = BK / CK;
     let dv4 = V_HEAD_DIM / 4u;
     let row = j * dv4;
     if (tc < dv4) {
@@ -279,9 +281,9 @@ fn pv_key(
     }
 }
 
-// Writes output slot `slot` (vec4 column tc + slot * BK / 4) of the thread's 4 rows.
+// Writes output slot `slot` (vec4 column tc + slot * NC) of the thread's 4 rows.
 fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u32, tc: u32) {
-    let col4 = tc + slot * (BK / 4u);
+    let col4 = tc + slot * (BK / CK);
     if (slot >= NS || col4 >= V_HEAD_DIM / 4u) {
         return;
     }
@@ -300,7 +302,7 @@ fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u3
 
 // The maxima (or sums) of the 4 rows r0..r0+3 over the row group's partial values in row_red.
 fn row_group_max(r0: u32) -> vec4<f32> {
-    let nc4 = BK / 16u;
+    let nc4 = BK / (4u * CK);
     var m = vec4<f32>(FLOOR);
     for (var c = 0u; c < nc4; c++) {
         m = max(m, vec4<f32>(
@@ -314,7 +316,7 @@ fn row_group_max(r0: u32) -> vec4<f32> {
 }
 
 fn row_group_sum(r0: u32) -> vec4<f32> {
-    let nc4 = BK / 16u;
+    let nc4 = BK / (4u * CK);
     var l = vec4<f32>(0.0);
     for (var c = 0u; c < nc4; c++) {
         l += vec4<f32>(
@@ -327,9 +329,9 @@ fn row_group_sum(r0: u32) -> vec4<f32> {
     return l;
 }
 
-// Publishes one value per row of the thread (partial max or sum over its 4 keys).
+// Publishes one value per row of the thread (partial max or sum over its CK keys).
 fn put_row_red(r0: u32, tc: u32, x: vec4<f32>) {
-    let nc4 = BK / 16u;
+    let nc4 = BK / (4u * CK);
     row_red[r0 * nc4 + tc / 4u][tc % 4u] = x.x;
     row_red[(r0 + 1u) * nc4 + tc / 4u][tc % 4u] = x.y;
     row_red[(r0 + 2u) * nc4 + tc / 4u][tc % 4u] = x.z;
@@ -338,7 +340,7 @@ fn put_row_red(r0: u32, tc: u32, x: vec4<f32>) {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let nc = BK / 4u;
+    let nc = BK / CK;             // threads per row group
     let tr = t / nc;
     let tc = t % nc;
     let r0 = tr * RM;             // first of the thread's rows within the block
@@ -402,6 +404,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         var s5 = vec4<f32>();
         var s6 = vec4<f32>();
         var s7 = vec4<f32>();
+        // The second key quad (CK == 8), keys 4 (tc + nc)..
+        var u0 = vec4<f32>();
+        var u1 = vec4<f32>();
+        var u2 = vec4<f32>();
+        var u3 = vec4<f32>();
+        var u4 = vec4<f32>();
+        var u5 = vec4<f32>();
+        var u6 = vec4<f32>();
+        var u7 = vec4<f32>();
         for (var d0 = 0u; d0 < HEAD_DIM; d0 += DC) {
             workgroupBarrier(); // the previous readers of kv (and q_t) are done
             put_step(false, kb, d0, next);
@@ -418,12 +429,29 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             for (var d = 0u; d < DC; d++) {
                 let qrow = (qd0 + d) * (BQ / 4u) + r0 / 4u;
                 let qa = vec4<f32>(q_t[qrow]);
-                let kb4 = vec4<f32>(kv[d * nc + tc]);
+                let kb4 = vec4<f32>(kv[d * (BK / 4u) + tc]);
                 s0 += qa.x * kb4;
                 s1 += qa.y * kb4;
                 s2 += qa.z * kb4;
                 s3 += qa.w * kb4;
-                if (RM == 8u) {
+                if (CK == 8u) {
+                    let kc4 = vec4<f32>(kv[d * (BK / 4u) + tc + nc]);
+                    u0 += qa.x * kc4;
+                    u1 += qa.y * kc4;
+                    u2 += qa.z * kc4;
+                    u3 += qa.w * kc4;
+                    if (RM == 8u) {
+                        let qb = vec4<f32>(q_t[qrow + 1u]);
+                        s4 += qb.x * kb4;
+                        s5 += qb.y * kb4;
+                        s6 += qb.z * kb4;
+                        s7 += qb.w * kb4;
+                        u4 += qb.x * kc4;
+                        u5 += qb.y * kc4;
+                        u6 += qb.z * kc4;
+                        u7 += qb.w * kc4;
+                    }
+                } else if (RM == 8u) {
                     let qb = vec4<f32>(q_t[qrow + 1u]);
                     s4 += qb.x * kb4;
                     s5 += qb.y * kb4;
@@ -450,6 +478,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 s6 = max(s6 * p.scale_log2, vec4<f32>(FLOOR));
                 s7 = max(s7 * p.scale_log2, vec4<f32>(FLOOR));
             }
+            if (CK == 8u) {
+                u0 = max(u0 * p.scale_log2, vec4<f32>(FLOOR));
+                u1 = max(u1 * p.scale_log2, vec4<f32>(FLOOR));
+                u2 = max(u2 * p.scale_log2, vec4<f32>(FLOOR));
+                u3 = max(u3 * p.scale_log2, vec4<f32>(FLOOR));
+                if (RM == 8u) {
+                    u4 = max(u4 * p.scale_log2, vec4<f32>(FLOOR));
+                    u5 = max(u5 * p.scale_log2, vec4<f32>(FLOOR));
+                    u6 = max(u6 * p.scale_log2, vec4<f32>(FLOOR));
+                    u7 = max(u7 * p.scale_log2, vec4<f32>(FLOOR));
+                }
+            }
         } else {
             let key0 = kb + tc * 4u;
             s0 = score_row(s0, b, h, q0 + r0, key0);
@@ -462,10 +502,29 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 s6 = score_row(s6, b, h, q0 + r4 + 2u, key0);
                 s7 = score_row(s7, b, h, q0 + r4 + 3u, key0);
             }
+            if (CK == 8u) {
+                let key1 = kb + (tc + nc) * 4u;
+                u0 = score_row(u0, b, h, q0 + r0, key1);
+                u1 = score_row(u1, b, h, q0 + r0 + 1u, key1);
+                u2 = score_row(u2, b, h, q0 + r0 + 2u, key1);
+                u3 = score_row(u3, b, h, q0 + r0 + 3u, key1);
+                if (RM == 8u) {
+                    u4 = score_row(u4, b, h, q0 + r4, key1);
+                    u5 = score_row(u5, b, h, q0 + r4 + 1u, key1);
+                    u6 = score_row(u6, b, h, q0 + r4 + 2u, key1);
+                    u7 = score_row(u7, b, h, q0 + r4 + 3u, key1);
+                }
+            }
         }
-        put_row_red(r0, tc, vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3)));
+        var mx = vec4<f32>(max4(s0), max4(s1), max4(s2), max4(s3));
+        var mxb = vec4<f32>(max4(s4), max4(s5), max4(s6), max4(s7));
+        if (CK == 8u) {
+            mx = max(mx, vec4<f32>(max4(u0), max4(u1), max4(u2), max4(u3)));
+            mxb = max(mxb, vec4<f32>(max4(u4), max4(u5), max4(u6), max4(u7)));
+        }
+        put_row_red(r0, tc, mx);
         if (RM == 8u) {
-            put_row_red(r4, tc, vec4<f32>(max4(s4), max4(s5), max4(s6), max4(s7)));
+            put_row_red(r4, tc, mxb);
         }
         workgroupBarrier(); // row_red complete; every read of kv for S is done
 
@@ -486,6 +545,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         p_s[(r0 + 1u) * ps + tc] = p1;
         p_s[(r0 + 2u) * ps + tc] = p2;
         p_s[(r0 + 3u) * ps + tc] = p3;
+        if (CK == 8u) {
+            let pu0 = exp2(u0 - m_new.x);
+            let pu1 = exp2(u1 - m_new.y);
+            let pu2 = exp2(u2 - m_new.z);
+            let pu3 = exp2(u3 - m_new.w);
+            l += vec4<f32>(sum4(pu0), sum4(pu1), sum4(pu2), sum4(pu3));
+            p_s[r0 * ps + tc + nc] = pu0;
+            p_s[(r0 + 1u) * ps + tc + nc] = pu1;
+            p_s[(r0 + 2u) * ps + tc + nc] = pu2;
+            p_s[(r0 + 3u) * ps + tc + nc] = pu3;
+        }
         if (RM == 8u) {
             let mb_new = max(mb, row_group_max(r4));
             let beta = exp2(mb - mb_new);
@@ -503,6 +573,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             p_s[(r4 + 1u) * ps + tc] = p5;
             p_s[(r4 + 2u) * ps + tc] = p6;
             p_s[(r4 + 3u) * ps + tc] = p7;
+            if (CK == 8u) {
+                let pu4 = exp2(u4 - mb_new.x);
+                let pu5 = exp2(u5 - mb_new.y);
+                let pu6 = exp2(u6 - mb_new.z);
+                let pu7 = exp2(u7 - mb_new.w);
+                lb += vec4<f32>(sum4(pu4), sum4(pu5), sum4(pu6), sum4(pu7));
+                p_s[r4 * ps + tc + nc] = pu4;
+                p_s[(r4 + 1u) * ps + tc + nc] = pu5;
+                p_s[(r4 + 2u) * ps + tc + nc] = pu6;
+                p_s[(r4 + 3u) * ps + tc + nc] = pu7;
+            }
         }
 
         // Line 10: O += P V, KC keys of V staged at a time.

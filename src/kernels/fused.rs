@@ -36,7 +36,17 @@ const BLOCKS: [(u32, u32); 13] = [
 /// 2.01 / 32.6 (3.20 / 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
 pub const WIDE_KEYS: (u32, u32) = (64, 128);
 
-/// The smallest chunk of [`WIDE_KEYS`] tiles (d256 f32 runs with 4-key V chunks).
+/// Blocks tried before [`WIDE_KEYS`] where the value head dim is at most 128: 128 query rows and
+/// 64 keys. Below head dim 128 (4 rows per thread) each thread takes 8 keys of S (see
+/// [`keys_per_thread`]), so a row group of 8 threads covers the 64 keys and each thread holds up
+/// to 4 output vec4 columns; at 128, 8 rows of 4 keys. Measured on the H200 (f32, 32 heads, L =
+/// 4096; [`WIDE_KEYS`] in brackets): d80 9.82 ms (12.68: its 20 output vec4 columns fill 20 of 24
+/// slots instead of 20 of 32), d96 11.94 (15.99), d112 13.02 (14.87), d128 15.29 (15.93; 15.62
+/// with 8 keys and 4 rows); d64 keeps its whole 64 x 32 tiles (7.56 ms; 7.66 with 64 x 64 and 8
+/// keys).
+pub const TALL_BLOCKS: (u32, u32) = (128, 64);
+
+/// The smallest chunk of [`WIDE_KEYS`] and [`TALL_BLOCKS`] tiles (d256 f32 runs with 4-key V chunks).
 const WIDE_KEYS_MIN_CHUNK: u32 = 4;
 
 /// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
@@ -58,24 +68,52 @@ const DEFAULT_FILL: u32 = 128;
 /// at two slots are 64 f32 registers already. Tuning knob `portable_rows8_slots` (1..=4) sets it.
 const MAX_OUT_SLOTS_8_ROWS: u32 = 2;
 
-/// Query rows per thread for `(block_q, block_k)`: 8 (two row quads sharing every K and V read,
-/// half the threads) where `block_q` allows it and the output needs at most
-/// [`MAX_OUT_SLOTS_8_ROWS`] slots, else 4. Tuning knob `portable_rows` (4 or 8) picks; by default
+/// Output vec4 columns per thread and row (`NS` of `wgsl/fused.wgsl`): the value dims' vec4s
+/// over the `block_k / keys_per_thread` threads of a row group.
+fn out_slots(desc: &AttentionDesc, block_k: u32, keys_per_thread: u32) -> u32 {
+    desc.v_head_dim
+        .div_ceil(4)
+        .div_ceil(block_k / keys_per_thread)
+}
+
+/// Keys per thread and row in S for `(block_q, block_k)`: 8 (two key quads sharing every Q read:
+/// with 4 rows an 8 x 4 register tile, three workgroup-memory reads for 32 FMAs instead of two
+/// for 16) for [`TALL_BLOCKS`] where 4 keys would take 4 rows per thread, or where tuning knob
+/// `portable_keys=8` asks for it, if `block_k` is a multiple of 32 (the row reductions read
+/// vec4s of the threads' partials) and the output fits [`MAX_OUT_SLOTS`]; else 4 (also with
+/// `portable_keys=4`).
+fn keys_per_thread(caps: &Capabilities, desc: &AttentionDesc, blocks: (u32, u32)) -> u32 {
+    let block_k = blocks.1;
+    let allowed = block_k.is_multiple_of(32) && out_slots(desc, block_k, 8) <= MAX_OUT_SLOTS;
+    let default = if blocks == TALL_BLOCKS && rows_per_thread(caps, desc, blocks, 4) == 4 {
+        8
+    } else {
+        4
+    };
+    match crate::tune::knob("portable_keys").unwrap_or(default) {
+        8 if allowed => 8,
+        _ => 4,
+    }
+}
+
+/// Query rows per thread for `(block_q, block_k)` with `keys` keys per thread: 8 (two row quads
+/// sharing every K and V read, half the threads) where `block_q` allows it and the output needs
+/// at most [`MAX_OUT_SLOTS_8_ROWS`] slots, else 4. Tuning knob `portable_rows` (4 or 8) picks; by default
 /// 8 for head dims of 128 and more off CPU adapters, 4 elsewhere (H200, f32, L = 4096: d128
 /// 16.9 ms with 8 against 18.4 with 4; d80 15.3 against 13.4, d64 10.7 against 7.6).
 fn rows_per_thread(
     caps: &Capabilities,
     desc: &AttentionDesc,
     (block_q, block_k): (u32, u32),
+    keys: u32,
 ) -> u32 {
     let max_slots = crate::tune::knob("portable_rows8_slots")
         .unwrap_or(MAX_OUT_SLOTS_8_ROWS)
         .min(MAX_OUT_SLOTS);
     // Blocks of 64 rows or more: at 32 rows, 8 rows per thread left 64 threads a workgroup and ran
     // slower than 4 (H200, f32 d128 L = 32: 0.029 against 0.019 ms).
-    let allowed = block_q >= 64
-        && block_q.is_multiple_of(8)
-        && desc.v_head_dim.div_ceil(block_k) <= max_slots;
+    let allowed =
+        block_q >= 64 && block_q.is_multiple_of(8) && out_slots(desc, block_k, keys) <= max_slots;
     let default =
         if caps.device_type != wgpu::DeviceType::Cpu && desc.head_dim.max(desc.v_head_dim) >= 128 {
             8
@@ -102,7 +140,7 @@ fn workgroup_bytes(desc: &AttentionDesc, t: &FusedTiles) -> u32 {
     let q_t = q_rows * t.block_q * stage;
     let kv = kv_elements(desc, t) * stage;
     let p_s = t.block_q * (t.block_k / 4 + 1) * 16;
-    let row_red = t.block_q * t.block_k;
+    let row_red = t.block_q * t.block_k * 4 / t.keys_per_thread;
     q_t + kv + p_s + row_red
 }
 
@@ -130,9 +168,10 @@ fn configure(
     min_chunk: u32,
 ) -> Option<FusedTiles> {
     let (d, dv) = (desc.head_dim, desc.v_head_dim);
-    let rows_per_thread = rows_per_thread(caps, desc, (block_q, block_k));
-    let workgroup_size = block_q * block_k / (4 * rows_per_thread);
-    if dv.div_ceil(block_k) > MAX_OUT_SLOTS
+    let keys_per_thread = keys_per_thread(caps, desc, (block_q, block_k));
+    let rows_per_thread = rows_per_thread(caps, desc, (block_q, block_k), keys_per_thread);
+    let workgroup_size = block_q * block_k / (keys_per_thread * rows_per_thread);
+    if out_slots(desc, block_k, keys_per_thread) > MAX_OUT_SLOTS
         || !block_k.is_multiple_of(16)
         || workgroup_size
             > caps
@@ -149,6 +188,7 @@ fn configure(
         q_resident,
         stage,
         rows_per_thread,
+        keys_per_thread,
         workgroup_size,
         workgroup_bytes: 0,
     };
@@ -206,9 +246,9 @@ impl FitPolicy {
 }
 
 /// The share of the output vec4 columns' slots that do work in O += P V: `dv / 4` columns over
-/// `block_k / 4` threads a row, in `ceil` rounds.
-fn pv_efficiency(desc: &AttentionDesc, block_k: u32) -> f64 {
-    let (dv4, nc) = (desc.v_head_dim.div_ceil(4), block_k / 4);
+/// the `block_k / keys_per_thread` threads of a row group, in `ceil` rounds.
+fn pv_efficiency(desc: &AttentionDesc, t: &FusedTiles) -> f64 {
+    let (dv4, nc) = (desc.v_head_dim.div_ceil(4), t.block_k / t.keys_per_thread);
     dv4 as f64 / (dv4.div_ceil(nc) * nc) as f64
 }
 
@@ -266,7 +306,7 @@ fn fit_by_policy(
             if !ok {
                 continue;
             }
-            let eff = pv_efficiency(desc, block_k);
+            let eff = pv_efficiency(desc, &t);
             let steps = (desc.head_dim / t.d_chunk + block_k / t.k_chunk) as i64;
             // Rounded so that equal work compares equal.
             let key = (
@@ -337,6 +377,9 @@ pub fn fit_tiles(
         if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
             return Ok(t);
         }
+        if let Some(t) = tall_blocks(caps, desc, stage) {
+            return Ok(t);
+        }
         if let Some(t) = wide_keys(caps, desc, stage, candidates[0].0) {
             return Ok(t);
         }
@@ -390,6 +433,22 @@ fn wide_keys(
         .flatten()
 }
 
+/// [`TALL_BLOCKS`] on GPU adapters with the memory for them, for head dims above 64 (where the
+/// largest blocks are chosen) and up to 128 (at most 4 output vec4 columns a thread),
+/// where 128-row blocks still give the GPU enough workgroups and the keys fill a 64-key tile;
+/// knob `portable_tall=0` turns it off.
+fn tall_blocks(caps: &Capabilities, desc: &AttentionDesc, stage: DType) -> Option<FusedTiles> {
+    let on = caps.device_type != wgpu::DeviceType::Cpu
+        && crate::tune::knob("portable_tall") != Some(0)
+        && FitPolicy::from_knob(desc) == FitPolicy::Largest
+        && desc.head_dim.max(desc.v_head_dim) <= 128
+        && desc.q_len >= TALL_BLOCKS.0
+        && desc.kv_len >= TALL_BLOCKS.1
+        && workgroups(desc, TALL_BLOCKS.0) >= grid_fill(caps);
+    on.then(|| configure(caps, desc, TALL_BLOCKS, stage, false, WIDE_KEYS_MIN_CHUNK))
+        .flatten()
+}
+
 /// Whether every offset and stride of q, k, v and the output is a multiple of 4 elements, so
 /// that every 4-element group the kernel loads or stores starts at a multiple of 4 (its dims
 /// offsets are multiples of 4: `d_chunk` is).
@@ -438,9 +497,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
                 },
             ),
             ("KC", t.k_chunk),
-            ("NS", desc.v_head_dim.div_ceil(t.block_k)),
+            ("NS", out_slots(desc, t.block_k, t.keys_per_thread)),
             ("KV_VEC4", kv_elements(desc, t) / 4),
             ("RM", t.rows_per_thread),
+            ("CK", t.keys_per_thread),
             ("WG", t.workgroup_size),
             ("PF", prefetch),
             ("ALIGN4", align4 as u32),
@@ -468,11 +528,13 @@ mod tests {
                     );
                     assert_eq!(d % t.d_chunk, 0);
                     assert_eq!(t.block_k % t.k_chunk, 0);
-                    assert!(d.div_ceil(t.block_k) <= MAX_OUT_SLOTS);
+                    assert!(out_slots(&desc, t.block_k, t.keys_per_thread) <= MAX_OUT_SLOTS);
                     assert!(matches!(t.rows_per_thread, 4 | 8), "{name} {d} {t:?}");
+                    assert!(matches!(t.keys_per_thread, 4 | 8), "{name} {d} {t:?}");
                     assert_eq!(t.block_q % t.rows_per_thread, 0);
+                    assert_eq!(t.block_k % (4 * t.keys_per_thread), 0);
                     assert_eq!(
-                        t.workgroup_size * 4 * t.rows_per_thread,
+                        t.workgroup_size * t.keys_per_thread * t.rows_per_thread,
                         t.block_q * t.block_k
                     );
                 }
@@ -486,9 +548,15 @@ mod tests {
             return; // knobs change the defaults
         }
         let gpu = Capabilities::nvidia_vulkan();
-        for (d, rows) in [(64, 4), (80, 4), (128, 8)] {
+        // (64 x 32 whole tiles at d64; 64 x 128 tiles for d80 and d128 when forced: the planner
+        // prefers 128 x 64 blocks of 4 rows and 8 keys per thread for those.)
+        for (d, rows, blocks) in [
+            (64, 4, None),
+            (80, 4, Some(WIDE_KEYS)),
+            (128, 8, Some(WIDE_KEYS)),
+        ] {
             let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d);
-            let t = fit_tiles(&gpu, &desc, None, None).unwrap();
+            let t = fit_tiles(&gpu, &desc, blocks, None).unwrap();
             assert_eq!(t.rows_per_thread, rows, "d={d} {t:?}");
         }
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128);
@@ -503,7 +571,7 @@ mod tests {
         }
         let gpu = Capabilities::nvidia_vulkan();
         for d in [64, 80, 128] {
-            for (len, most_rows) in [(128, 32), (4096, 64)] {
+            for (len, most_rows) in [(128, 32), (4096, 128)] {
                 let desc = AttentionDesc::new(1, 32, 32, len, len, d).with_dtype(DType::F32);
                 let t = fit_tiles(&gpu, &desc, None, None).unwrap();
                 assert!(t.block_q <= most_rows, "d={d} L={len} {t:?}");
@@ -518,23 +586,38 @@ mod tests {
     }
 
     #[test]
-    fn wide_key_tiles_where_48_kib_allow_them() {
+    fn tall_and_wide_key_tiles_where_48_kib_allow_them() {
         if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
             return; // knobs change the defaults
         }
-        for d in [80, 128, 256] {
+        for (d, blocks, keys) in [
+            (80, TALL_BLOCKS, 8),
+            (96, TALL_BLOCKS, 8),
+            (112, TALL_BLOCKS, 8),
+            (128, TALL_BLOCKS, 4),
+            (256, WIDE_KEYS, 4),
+        ] {
             let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F32);
             let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
-            assert_eq!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
+            assert_eq!((t.block_q, t.block_k), blocks, "d={d} {t:?}");
+            assert_eq!(t.keys_per_thread, keys, "d={d} {t:?}");
             assert!(t.workgroup_bytes <= 48 * 1024, "d={d} {t:?}");
+            // Forcing the blocks gives the same tiles.
+            let forced = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, Some(blocks), None);
+            assert_eq!(forced.unwrap(), t, "d={d}");
             // Apple's 32 KiB cannot hold them.
             let t = fit_tiles(&Capabilities::apple_m_series(), &desc, None, None).unwrap();
             assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
         }
-        // Not for head dims of 64 (whole tiles there), nor short key lengths.
+        // Not for head dims of 64 (whole tiles there), nor short key lengths; no 128-row blocks
+        // that would leave the GPU short of workgroups.
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
+        assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "{t:?}");
+        let desc = AttentionDesc::new(1, 32, 32, 256, 4096, 128).with_dtype(DType::F32);
+        let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
+        assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "{t:?}");
         let desc = AttentionDesc::new(1, 32, 32, 4096, 64, 128).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
