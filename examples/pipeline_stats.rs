@@ -93,6 +93,10 @@ struct Args {
     /// Also write each variant's SPIR-V to DIR (for spirv-dis).
     #[arg(long, value_name = "DIR")]
     dump_spirv: Option<PathBuf>,
+    /// Also write the driver's internal representations of each pipeline (where the driver
+    /// offers them: Mesa's NIR and ISA, ...) to DIR, one file per representation.
+    #[arg(long, value_name = "DIR")]
+    ir: Option<PathBuf>,
 }
 
 /// `--mask`.
@@ -298,7 +302,11 @@ fn run(args: &Args) -> Result<bool, String> {
     for (index, (variant, spirv)) in variants.iter().zip(&modules).enumerate() {
         let Some(spirv) = spirv else { continue };
         println!("\nvariant {index} ({}):", variant.entry.name());
-        match unsafe { device.pipeline_statistics(spirv) } {
+        let ir = args
+            .ir
+            .as_ref()
+            .map(|dir| dir.join(format!("variant{index}-{}", variant.entry.name())));
+        match unsafe { device.pipeline_statistics(spirv, ir.as_deref()) } {
             Ok(None) => println!("  compiled by the driver (no statistics)"),
             Ok(Some(executables)) => {
                 for exe in &executables {
@@ -756,10 +764,12 @@ impl Drop for Objects<'_> {
 impl Device<'_> {
     /// Creates a compute pipeline from `spirv` with a layout like wgpu's (descriptor set 0 with
     /// the variant's buffers, no push constants) and returns the driver's statistics (`None`
-    /// without `capture`).
+    /// without `capture`). With `ir`, the driver's internal representations are written to files
+    /// named from that path (`<ir>-<executable>-<representation>.txt`).
     unsafe fn pipeline_statistics(
         &self,
         spirv: &DriverSpirv,
+        ir: Option<&std::path::Path>,
     ) -> Result<Option<Vec<Executable>>, String> {
         let mut objects = Objects {
             device: &self.raw,
@@ -815,12 +825,15 @@ impl Device<'_> {
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(objects.module)
             .name(c"main");
+        let mut flags = vk::PipelineCreateFlags::empty();
+        if self.capture {
+            flags |= vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
+            if ir.is_some() {
+                flags |= vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+            }
+        }
         let info = vk::ComputePipelineCreateInfo::default()
-            .flags(if self.capture {
-                vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-            } else {
-                vk::PipelineCreateFlags::empty()
-            })
+            .flags(flags)
             .stage(stage)
             .layout(objects.layout);
         objects.pipeline = match self.raw.create_compute_pipelines(
@@ -855,6 +868,9 @@ impl Device<'_> {
                         .executable_index(index as u32),
                 )
                 .map_err(|e| format!("vkGetPipelineExecutableStatisticsKHR: {e}"))?;
+            if let Some(ir) = ir {
+                self.write_internal_representations(objects.pipeline, index as u32, ir)?;
+            }
             out.push(Executable {
                 name: text(exe.name_as_c_str()),
                 description: text(exe.description_as_c_str()),
@@ -871,6 +887,71 @@ impl Device<'_> {
             });
         }
         Ok(Some(out))
+    }
+}
+
+impl Device<'_> {
+    /// Writes executable `index` of `pipeline`'s internal representations to
+    /// `<ir>-<index>-<name>.txt` (text ones as they are, binary ones as bytes), and says so.
+    unsafe fn write_internal_representations(
+        &self,
+        pipeline: vk::Pipeline,
+        index: u32,
+        ir: &std::path::Path,
+    ) -> Result<(), String> {
+        let info = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(index);
+        let get = self
+            .executables
+            .fp()
+            .get_pipeline_executable_internal_representations_khr;
+        let device = self.raw.handle();
+        let mut count = 0u32;
+        get(device, &info, &mut count, std::ptr::null_mut())
+            .result()
+            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        if count == 0 {
+            println!("  the driver gives no internal representations");
+            return Ok(());
+        }
+        // Second call: the names and sizes; third: the data, into buffers of those sizes.
+        let mut reps =
+            vec![vk::PipelineExecutableInternalRepresentationKHR::default(); count as usize];
+        get(device, &info, &mut count, reps.as_mut_ptr())
+            .result()
+            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        let mut buffers: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
+        for (r, b) in reps.iter_mut().zip(&mut buffers) {
+            r.p_data = b.as_mut_ptr().cast();
+        }
+        get(device, &info, &mut count, reps.as_mut_ptr())
+            .result()
+            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        if let Some(dir) = ir.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        for (r, mut bytes) in reps.iter().zip(buffers) {
+            let name = text(r.name_as_c_str());
+            let file: String = name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let path = std::path::PathBuf::from(format!("{}-{index}-{file}.txt", ir.display()));
+            if r.is_text != vk::FALSE {
+                while bytes.last() == Some(&0) {
+                    bytes.pop();
+                }
+            }
+            std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!(
+                "  internal representation {name:?} ({}): {} bytes -> {}",
+                text(r.description_as_c_str()),
+                bytes.len(),
+                path.display()
+            );
+        }
+        Ok(())
     }
 }
 

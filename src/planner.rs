@@ -76,6 +76,9 @@ pub struct FusedTiles {
     pub rows_per_thread: u32,
     /// Keys per thread and row in S = Q K^T: 4, or 8 (two key quads, each Q read feeding both).
     pub keys_per_thread: u32,
+    /// Parts P passes through workgroup memory in: 1, or 2 (half a tile's keys at a time, with 8
+    /// keys per thread), which leaves room for larger chunks.
+    pub p_parts: u32,
     /// Threads per workgroup: `block_q * block_k / (keys_per_thread * rows_per_thread)`.
     pub workgroup_size: u32,
     /// Workgroup memory used, bytes.
@@ -194,7 +197,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Fused(t) => write!(
                 f,
-                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} keys/thread={} threads={} wg_mem={}B",
+                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} keys/thread={} p_parts={} threads={} wg_mem={}B",
                 t.block_q,
                 t.block_k,
                 t.d_chunk,
@@ -203,6 +206,7 @@ impl fmt::Display for Plan {
                 t.stage,
                 t.rows_per_thread,
                 t.keys_per_thread,
+                t.p_parts,
                 t.workgroup_size,
                 t.workgroup_bytes
             )?,

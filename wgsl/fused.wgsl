@@ -15,7 +15,11 @@
 // `stage` (f32, or f16 when the planner stages f16 inputs as they are):
 //   q_t     Q transposed, [dim][row]: the whole head (Q_ROWS = HEAD_DIM) or one DC chunk
 //   kv      K transposed, [dim][key] (a DC chunk of dims), or V as is, [key][dim] (KC keys)
-//   p_s     P, [row][key], f32, rows padded by one vec4
+//   p_s     P, [row][key], f32, rows padded by one vec4; with PH = 2 (and CK = 8) half a tile's
+//           keys at a time: the threads' first key quads (keys 0..BK/2) for the first half of
+//           O += P V, then, at the barrier that stages the first V chunk of the second half,
+//           their second quads (held in registers since the softmax). No barrier is added, and
+//           the half-sized buffer leaves room for larger K, V and Q chunks (fewer steps).
 //   row_red partial row maxima (and, at the end, row sums), [row][NC], f32
 //
 // Staging is software-pipelined through registers: a KV tile is staged in steps (each K chunk,
@@ -36,9 +40,12 @@ override NS: u32 = 1u;         // output vec4 columns per thread and row: ceil(V
 override KV_VEC4: u32 = 1024u; // max(DC * BK, KC * V_HEAD_DIM) / 4
 override RM: u32 = 4u;         // query rows per thread: 4 or 8; divides BQ
 override CK: u32 = 4u;         // keys per thread and row in S: 4 or 8; 4 CK divides BK
+override PH: u32 = 1u;         // parts P is staged in: 1, or 2 with CK = 8 (KC divides BK / 2)
 override WG: u32 = 256u;       // BQ * BK / (CK RM)
 override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
 override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
+override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no Q K^T, 2 no P V, 4 no K/V/Q
+                               // staging (loads and stores), 8 no exponentials (P = S)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -47,7 +54,7 @@ override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and 
 
 var<workgroup> q_t: array<vec4<stage>, Q_ROWS * BQ / 4u>;
 var<workgroup> kv: array<vec4<stage>, KV_VEC4>;
-var<workgroup> p_s: array<vec4<f32>, BQ * (BK / 4u + 1u)>;
+var<workgroup> p_s: array<vec4<f32>, BQ * (BK / (4u * PH) + 1u)>;
 var<workgroup> row_red: array<vec4<f32>, BQ * BK / (4u * CK)>;
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
@@ -66,6 +73,14 @@ fn score_row(qk: vec4<f32>, b: u32, h: u32, qi: u32, key0: u32) -> vec4<f32> {
         score(qk.z, b, h, qi, key0 + 2u),
         score(qk.w, b, h, qi, key0 + 3u),
     );
+}
+
+// P = exp2(x) (x itself when profiling with ABLATE 8).
+fn pexp(x: vec4<f32>) -> vec4<f32> {
+    if ((ABLATE & 8u) != 0u) {
+        return x;
+    }
+    return exp2(x);
 }
 
 fn max4(x: vec4<f32>) -> f32 {
@@ -227,6 +242,9 @@ fn fetch_step(is_v: bool, kb: u32, c0: u32) -> Slots {
 // Writes a whole step into workgroup memory: the prefetched elements from `r`, the rest (past
 // PF * WG) loaded now.
 fn put_step(is_v: bool, kb: u32, c0: u32, r: Slots) {
+    if ((ABLATE & 4u) != 0u) {
+        return;
+    }
     let t = t_id;
     if (PF > 0u) { put(is_v, t, c0, r.s0); }
     if (PF > 1u) { put(is_v, t + WG, c0, r.s1); }
@@ -354,7 +372,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     q_head = row_base(p.q, b, h, 0u);
     k_head = row_base(p.k, b, kv_head, 0u);
     v_head = row_base(p.v, b, kv_head, 0u);
-    let ps = BK / 4u + 1u;        // vec4 row stride of p_s
+    let ps = BK / (4u * PH) + 1u; // vec4 row stride of p_s
 
     // Algorithm 1, line 4: Q_i into workgroup memory, if it stays there for the whole kernel.
     if (Q_ROWS == HEAD_DIM) {
@@ -426,7 +444,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 }
             }
             let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
-            for (var d = 0u; d < DC; d++) {
+            for (var d = 0u; d < DC * u32((ABLATE & 1u) == 0u); d++) {
                 let qrow = (qd0 + d) * (BQ / 4u) + r0 / 4u;
                 let qa = vec4<f32>(q_t[qrow]);
                 let kb4 = vec4<f32>(kv[d * (BK / 4u) + tc]);
@@ -528,14 +546,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         workgroupBarrier(); // row_red complete; every read of kv for S is done
 
-        // Lines 9-10: new max, P = exp2(S - m), rescale l and O by exp2(m_old - m_new).
+        // Lines 9-10: new max, P = exp2(S - m), rescale l and O by exp2(m_old - m_new). P of
+        // the second key quads (CK == 8) in pu0..pu7, stored now or (PH == 2) with the second half.
+        var pu0 = vec4<f32>();
+        var pu1 = vec4<f32>();
+        var pu2 = vec4<f32>();
+        var pu3 = vec4<f32>();
+        var pu4 = vec4<f32>();
+        var pu5 = vec4<f32>();
+        var pu6 = vec4<f32>();
+        var pu7 = vec4<f32>();
         let m_new = max(m, row_group_max(r0));
         let alpha = exp2(m - m_new);
         m = m_new;
-        let p0 = exp2(s0 - m_new.x);
-        let p1 = exp2(s1 - m_new.y);
-        let p2 = exp2(s2 - m_new.z);
-        let p3 = exp2(s3 - m_new.w);
+        let p0 = pexp(s0 - m_new.x);
+        let p1 = pexp(s1 - m_new.y);
+        let p2 = pexp(s2 - m_new.z);
+        let p3 = pexp(s3 - m_new.w);
         l = l * alpha + vec4<f32>(sum4(p0), sum4(p1), sum4(p2), sum4(p3));
         o0 = mat4x4<f32>(o0[0] * alpha.x, o0[1] * alpha.y, o0[2] * alpha.z, o0[3] * alpha.w);
         o1 = mat4x4<f32>(o1[0] * alpha.x, o1[1] * alpha.y, o1[2] * alpha.z, o1[3] * alpha.w);
@@ -546,24 +573,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         p_s[(r0 + 2u) * ps + tc] = p2;
         p_s[(r0 + 3u) * ps + tc] = p3;
         if (CK == 8u) {
-            let pu0 = exp2(u0 - m_new.x);
-            let pu1 = exp2(u1 - m_new.y);
-            let pu2 = exp2(u2 - m_new.z);
-            let pu3 = exp2(u3 - m_new.w);
+            pu0 = pexp(u0 - m_new.x);
+            pu1 = pexp(u1 - m_new.y);
+            pu2 = pexp(u2 - m_new.z);
+            pu3 = pexp(u3 - m_new.w);
             l += vec4<f32>(sum4(pu0), sum4(pu1), sum4(pu2), sum4(pu3));
-            p_s[r0 * ps + tc + nc] = pu0;
-            p_s[(r0 + 1u) * ps + tc + nc] = pu1;
-            p_s[(r0 + 2u) * ps + tc + nc] = pu2;
-            p_s[(r0 + 3u) * ps + tc + nc] = pu3;
+            if (PH == 1u) {
+                p_s[r0 * ps + tc + nc] = pu0;
+                p_s[(r0 + 1u) * ps + tc + nc] = pu1;
+                p_s[(r0 + 2u) * ps + tc + nc] = pu2;
+                p_s[(r0 + 3u) * ps + tc + nc] = pu3;
+            }
         }
         if (RM == 8u) {
             let mb_new = max(mb, row_group_max(r4));
             let beta = exp2(mb - mb_new);
             mb = mb_new;
-            let p4 = exp2(s4 - mb_new.x);
-            let p5 = exp2(s5 - mb_new.y);
-            let p6 = exp2(s6 - mb_new.z);
-            let p7 = exp2(s7 - mb_new.w);
+            let p4 = pexp(s4 - mb_new.x);
+            let p5 = pexp(s5 - mb_new.y);
+            let p6 = pexp(s6 - mb_new.z);
+            let p7 = pexp(s7 - mb_new.w);
             lb = lb * beta + vec4<f32>(sum4(p4), sum4(p5), sum4(p6), sum4(p7));
             o4 = mat4x4<f32>(o4[0] * beta.x, o4[1] * beta.y, o4[2] * beta.z, o4[3] * beta.w);
             o5 = mat4x4<f32>(o5[0] * beta.x, o5[1] * beta.y, o5[2] * beta.z, o5[3] * beta.w);
@@ -574,22 +603,37 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             p_s[(r4 + 2u) * ps + tc] = p6;
             p_s[(r4 + 3u) * ps + tc] = p7;
             if (CK == 8u) {
-                let pu4 = exp2(u4 - mb_new.x);
-                let pu5 = exp2(u5 - mb_new.y);
-                let pu6 = exp2(u6 - mb_new.z);
-                let pu7 = exp2(u7 - mb_new.w);
+                pu4 = pexp(u4 - mb_new.x);
+                pu5 = pexp(u5 - mb_new.y);
+                pu6 = pexp(u6 - mb_new.z);
+                pu7 = pexp(u7 - mb_new.w);
                 lb += vec4<f32>(sum4(pu4), sum4(pu5), sum4(pu6), sum4(pu7));
-                p_s[r4 * ps + tc + nc] = pu4;
-                p_s[(r4 + 1u) * ps + tc + nc] = pu5;
-                p_s[(r4 + 2u) * ps + tc + nc] = pu6;
-                p_s[(r4 + 3u) * ps + tc + nc] = pu7;
+                if (PH == 1u) {
+                    p_s[r4 * ps + tc + nc] = pu4;
+                    p_s[(r4 + 1u) * ps + tc + nc] = pu5;
+                    p_s[(r4 + 2u) * ps + tc + nc] = pu6;
+                    p_s[(r4 + 3u) * ps + tc + nc] = pu7;
+                }
             }
         }
 
         // Line 10: O += P V, KC keys of V staged at a time.
         for (var kc0 = 0u; kc0 < BK; kc0 += KC) {
             if (kc0 > 0u) {
-                workgroupBarrier(); // the previous V chunk is consumed
+                workgroupBarrier(); // the previous V chunk (and P half) is consumed
+            }
+            if (PH == 2u && kc0 == BK / 2u) {
+                // The second half of P: the threads' second key quads, where the first were.
+                p_s[r0 * ps + tc] = pu0;
+                p_s[(r0 + 1u) * ps + tc] = pu1;
+                p_s[(r0 + 2u) * ps + tc] = pu2;
+                p_s[(r0 + 3u) * ps + tc] = pu3;
+                if (RM == 8u) {
+                    p_s[r4 * ps + tc] = pu4;
+                    p_s[(r4 + 1u) * ps + tc] = pu5;
+                    p_s[(r4 + 2u) * ps + tc] = pu6;
+                    p_s[(r4 + 3u) * ps + tc] = pu7;
+                }
             }
             put_step(true, kb, kc0, next);
             workgroupBarrier(); // the V chunk and p_s are complete
@@ -601,8 +645,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                     next = fetch_step(false, kb + BK, 0u);
                 }
             }
-            for (var j = 0u; j < KC; j += 4u) {
-                let pa = (kc0 + j) / 4u;
+            for (var j = 0u; j < KC * u32((ABLATE & 2u) == 0u); j += 4u) {
+                let pa = ((kc0 + j) % (BK / PH)) / 4u;
                 let pr0 = p_s[r0 * ps + pa];
                 let pr1 = p_s[(r0 + 1u) * ps + pa];
                 let pr2 = p_s[(r0 + 2u) * ps + pa];

@@ -36,14 +36,14 @@ const BLOCKS: [(u32, u32); 13] = [
 /// 2.01 / 32.6 (3.20 / 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
 pub const WIDE_KEYS: (u32, u32) = (64, 128);
 
-/// Blocks tried before [`WIDE_KEYS`] where the value head dim is at most 128: 128 query rows and
-/// 64 keys. Below head dim 128 (4 rows per thread) each thread takes 8 keys of S (see
-/// [`keys_per_thread`]), so a row group of 8 threads covers the 64 keys and each thread holds up
-/// to 4 output vec4 columns; at 128, 8 rows of 4 keys. Measured on the H200 (f32, 32 heads, L =
-/// 4096; [`WIDE_KEYS`] in brackets): d80 9.82 ms (12.68: its 20 output vec4 columns fill 20 of 24
-/// slots instead of 20 of 32), d96 11.94 (15.99), d112 13.02 (14.87), d128 15.29 (15.93; 15.62
-/// with 8 keys and 4 rows); d64 keeps its whole 64 x 32 tiles (7.56 ms; 7.66 with 64 x 64 and 8
-/// keys).
+/// Blocks tried before [`WIDE_KEYS`] for head dims up to 128: 128 query rows and 64 keys, 4 rows
+/// and 8 keys of S per thread (see [`keys_per_thread`]), so a row group of 8 threads covers the
+/// 64 keys and each thread holds up to 4 output vec4 columns; P passes through workgroup memory
+/// in halves, which leaves room for chunks of 20-32 head dims and 16-32 keys. Measured on the
+/// H200 (f32, 32 heads, L = 4096; [`WIDE_KEYS`] in brackets): d80 9.72 ms (12.68: its 20 output
+/// vec4 columns fill 20 of 24 slots instead of 20 of 32), d96 11.59 (15.99), d112 12.47 (14.87),
+/// d128 15.04 (15.93; 15.26 with 8 rows of 4 keys, 15.48 with P whole); d64 keeps its whole
+/// 64 x 32 tiles (7.56 ms; 64 x 64 with 8 keys and P in halves 7.32, not taken).
 pub const TALL_BLOCKS: (u32, u32) = (128, 64);
 
 /// The smallest chunk of [`WIDE_KEYS`] and [`TALL_BLOCKS`] tiles (d256 f32 runs with 4-key V chunks).
@@ -78,18 +78,13 @@ fn out_slots(desc: &AttentionDesc, block_k: u32, keys_per_thread: u32) -> u32 {
 
 /// Keys per thread and row in S for `(block_q, block_k)`: 8 (two key quads sharing every Q read:
 /// with 4 rows an 8 x 4 register tile, three workgroup-memory reads for 32 FMAs instead of two
-/// for 16) for [`TALL_BLOCKS`] where 4 keys would take 4 rows per thread, or where tuning knob
-/// `portable_keys=8` asks for it, if `block_k` is a multiple of 32 (the row reductions read
-/// vec4s of the threads' partials) and the output fits [`MAX_OUT_SLOTS`]; else 4 (also with
-/// `portable_keys=4`).
-fn keys_per_thread(caps: &Capabilities, desc: &AttentionDesc, blocks: (u32, u32)) -> u32 {
+/// for 16) for [`TALL_BLOCKS`], or where tuning knob `portable_keys=8` asks for it, if `block_k`
+/// is a multiple of 32 (the row reductions read vec4s of the threads' partials) and the output
+/// fits [`MAX_OUT_SLOTS`]; else 4 (also with `portable_keys=4`).
+fn keys_per_thread(desc: &AttentionDesc, blocks: (u32, u32)) -> u32 {
     let block_k = blocks.1;
     let allowed = block_k.is_multiple_of(32) && out_slots(desc, block_k, 8) <= MAX_OUT_SLOTS;
-    let default = if blocks == TALL_BLOCKS && rows_per_thread(caps, desc, blocks, 4) == 4 {
-        8
-    } else {
-        4
-    };
+    let default = if blocks == TALL_BLOCKS { 8 } else { 4 };
     match crate::tune::knob("portable_keys").unwrap_or(default) {
         8 if allowed => 8,
         _ => 4,
@@ -139,7 +134,7 @@ fn workgroup_bytes(desc: &AttentionDesc, t: &FusedTiles) -> u32 {
     };
     let q_t = q_rows * t.block_q * stage;
     let kv = kv_elements(desc, t) * stage;
-    let p_s = t.block_q * (t.block_k / 4 + 1) * 16;
+    let p_s = t.block_q * (t.block_k / (4 * t.p_parts) + 1) * 16;
     let row_red = t.block_q * t.block_k * 4 / t.keys_per_thread;
     q_t + kv + p_s + row_red
 }
@@ -168,9 +163,16 @@ fn configure(
     min_chunk: u32,
 ) -> Option<FusedTiles> {
     let (d, dv) = (desc.head_dim, desc.v_head_dim);
-    let keys_per_thread = keys_per_thread(caps, desc, (block_q, block_k));
+    let keys_per_thread = keys_per_thread(desc, (block_q, block_k));
     let rows_per_thread = rows_per_thread(caps, desc, (block_q, block_k), keys_per_thread);
     let workgroup_size = block_q * block_k / (keys_per_thread * rows_per_thread);
+    // P in halves wherever a thread's two key quads fall in different halves of the tile (tuning
+    // knob `portable_pparts=1` keeps it whole).
+    let p_parts = if keys_per_thread == 8 && crate::tune::knob("portable_pparts") != Some(1) {
+        2
+    } else {
+        1
+    };
     if out_slots(desc, block_k, keys_per_thread) > MAX_OUT_SLOTS
         || !block_k.is_multiple_of(16)
         || workgroup_size
@@ -189,6 +191,7 @@ fn configure(
         stage,
         rows_per_thread,
         keys_per_thread,
+        p_parts,
         workgroup_size,
         workgroup_bytes: 0,
     };
@@ -203,11 +206,12 @@ fn configure(
         }
         let spare_elements = (caps.max_workgroup_storage_bytes - base) / stage.size_bytes() as u32
             + kv_elements(desc, &t);
-        t.k_chunk = largest_chunk(block_k, spare_elements / dv)?;
+        // V chunks lie within one part of P.
+        t.k_chunk = largest_chunk(block_k / p_parts, spare_elements / dv)?;
         if t.d_chunk < min_chunk.min(d) {
             return None;
         }
-        if t.k_chunk < min_chunk.min(block_k) {
+        if t.k_chunk < min_chunk.min(block_k / p_parts) {
             continue;
         }
         t.workgroup_bytes = workgroup_bytes(desc, &t);
@@ -297,7 +301,7 @@ fn fit_by_policy(
             let Some(t) = configure(caps, desc, (block_q, block_k), stage, true, MIN_CHUNK) else {
                 continue;
             };
-            let whole = t.d_chunk == desc.head_dim && t.k_chunk == block_k;
+            let whole = t.d_chunk == desc.head_dim && t.k_chunk == block_k / t.p_parts;
             let ok = match policy {
                 FitPolicy::Whole => whole && t.workgroup_size >= 64,
                 FitPolicy::Resident => t.workgroup_size >= 128,
@@ -477,35 +481,41 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
         .min(crate::tune::knob("portable_prefetch").unwrap_or(default_prefetch))
         .min(MAX_PREFETCH);
     let align4 = crate::tune::knob("portable_align") != Some(0) && aligned_to_4(desc);
+    let mut constants = vec![
+        ("BQ", t.block_q),
+        ("BK", t.block_k),
+        ("HEAD_DIM", desc.head_dim),
+        ("V_HEAD_DIM", desc.v_head_dim),
+        ("DC", t.d_chunk),
+        (
+            "Q_ROWS",
+            if t.q_resident {
+                desc.head_dim
+            } else {
+                t.d_chunk
+            },
+        ),
+        ("KC", t.k_chunk),
+        ("NS", out_slots(desc, t.block_k, t.keys_per_thread)),
+        ("KV_VEC4", kv_elements(desc, t) / 4),
+        ("RM", t.rows_per_thread),
+        ("CK", t.keys_per_thread),
+        ("PH", t.p_parts),
+        ("WG", t.workgroup_size),
+        ("PF", prefetch),
+        ("ALIGN4", align4 as u32),
+        ("MASK_KIND", mask_kind(desc)),
+    ];
+    // Profiling only (wrong results): parts of the kernel left out (`ABLATE` in the shader).
+    if let Some(bits) = crate::tune::knob("portable_ablate") {
+        constants.push(("ABLATE", bits));
+    }
     let variant = ShaderVariant {
         entry: KernelEntry::Fused,
         dtype: desc.dtype,
         stage: t.stage,
         coop: None,
-        constants: vec![
-            ("BQ", t.block_q),
-            ("BK", t.block_k),
-            ("HEAD_DIM", desc.head_dim),
-            ("V_HEAD_DIM", desc.v_head_dim),
-            ("DC", t.d_chunk),
-            (
-                "Q_ROWS",
-                if t.q_resident {
-                    desc.head_dim
-                } else {
-                    t.d_chunk
-                },
-            ),
-            ("KC", t.k_chunk),
-            ("NS", out_slots(desc, t.block_k, t.keys_per_thread)),
-            ("KV_VEC4", kv_elements(desc, t) / 4),
-            ("RM", t.rows_per_thread),
-            ("CK", t.keys_per_thread),
-            ("WG", t.workgroup_size),
-            ("PF", prefetch),
-            ("ALIGN4", align4 as u32),
-            ("MASK_KIND", mask_kind(desc)),
-        ],
+        constants,
     };
     per_query_block(caps, desc, variant, t.block_q)
 }
@@ -533,6 +543,8 @@ mod tests {
                     assert!(matches!(t.keys_per_thread, 4 | 8), "{name} {d} {t:?}");
                     assert_eq!(t.block_q % t.rows_per_thread, 0);
                     assert_eq!(t.block_k % (4 * t.keys_per_thread), 0);
+                    assert_eq!((t.block_k / t.p_parts) % t.k_chunk, 0);
+                    assert!(t.p_parts == 1 || t.keys_per_thread == 8, "{name} {d} {t:?}");
                     assert_eq!(
                         t.workgroup_size * t.keys_per_thread * t.rows_per_thread,
                         t.block_q * t.block_k
@@ -594,7 +606,7 @@ mod tests {
             (80, TALL_BLOCKS, 8),
             (96, TALL_BLOCKS, 8),
             (112, TALL_BLOCKS, 8),
-            (128, TALL_BLOCKS, 4),
+            (128, TALL_BLOCKS, 8),
             (256, WIDE_KEYS, 4),
         ] {
             let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F32);

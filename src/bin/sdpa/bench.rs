@@ -182,6 +182,8 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
             "tflops": r.tflops(t),
             "plan": t.plan,
             "extra_bytes": t.extra_bytes,
+            "back_to_back_ms": t.back_to_back_ms,
+            "kv_gbps_back_to_back": r.kv_gbps_back_to_back(t),
         })
     };
     json!({
@@ -226,7 +228,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
     }
     println!(
-        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, unfs_KV_GBps, fuse_KV_GBps, fused plan"
+        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, unfs_KV_GBps, fuse_KV_GBps, fuse_b2b, b2b_KV_GBps, fused plan"
     );
     let progress = ProgressBar::new(rows.len() as u64);
     progress.set_style(
@@ -243,7 +245,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         let s = &row.shape;
         progress.suspend(|| {
             println!(
-                "{:3}, {:5}, {:6}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {:>12}, {:>12}, {}",
+                "{:3}, {:5}, {:6}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {:>12}, {:>12}, {:>8}, {:>11}, {}",
                 s.batch,
                 s.q_len,
                 s.kv_len,
@@ -262,6 +264,8 @@ pub fn main(args: &Args) -> Result<ExitCode> {
                 format!("{:.3}", row.unfused.extra_bytes as f64 / 1048576.0),
                 opt(row.kv_gbps(&row.unfused), 1),
                 opt(row.kv_gbps(&row.fused), 1),
+                opt(row.fused.back_to_back_ms, 4),
+                opt(row.kv_gbps_back_to_back(&row.fused), 1),
                 row.fused.ms.as_ref().err().map(|e| e.as_str()).unwrap_or(&row.fused.plan),
             )
         });
