@@ -37,7 +37,7 @@ const BLOCKS: [(u32, u32); 13] = [
 pub const WIDE_KEYS: (u32, u32) = (64, 128);
 
 /// Blocks tried before [`WIDE_KEYS`] for head dims up to 128: 128 query rows and 64 keys, 4 rows
-/// and 8 keys of S per thread (see [`keys_per_thread`]), so a row group of 8 threads covers the
+/// and 8 keys of S per thread (see `keys_per_thread`), so a row group of 8 threads covers the
 /// 64 keys and each thread holds up to 4 output vec4 columns; P passes through workgroup memory
 /// in halves, which leaves room for chunks of 20-32 head dims and 16-32 keys. Measured on the
 /// H200 (f32, 32 heads, L = 4096; [`WIDE_KEYS`] in brackets): d80 9.72 ms (12.68: its 20 output
