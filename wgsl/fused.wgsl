@@ -44,6 +44,7 @@ override PH: u32 = 1u;         // parts P is staged in: 1, or 2 with CK = 8 (KC 
 override WG: u32 = 256u;       // BQ * BK / (CK RM)
 override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
 override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
+override SWZ: u32 = 1u;        // 1: transposed tiles' vec4 columns XOR-swizzled by row (see swz)
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no Q K^T, 2 no P V, 4 no K/V/Q
                                // staging (loads and stores), 8 no exponentials (P = S)
 
@@ -130,11 +131,31 @@ fn step_len(is_v: bool) -> u32 {
     return select(q_step_len() + BK * DC / 4u, KC * V_HEAD_DIM / 4u, is_v);
 }
 
-// Element `e` of Q dims d0..d0+DC: row e % BQ, dims 4 (e / BQ).., zeros past q_len. Neighbouring
-// threads take neighbouring rows, so the transposed writes land in neighbouring words.
+// Row and first dim (within the chunk) of element `e` of a chunk of DC dims: neighbouring threads
+// take neighbouring dims of one row, so a warp's loads read whole row segments. (Neighbouring
+// rows instead, which made the transposed writes land in neighbouring words, read 16 bytes from
+// each of 32 rows a load: the H200 ran f32 d128 at 15.0 ms that way, 10.9 this way.)
+fn chunk_coords(e: u32) -> vec2<u32> {
+    return vec2<u32>(e / (DC / 4u), (e % (DC / 4u)) * 4u);
+}
+
+// The vec4 column that holds column `c` of row `row` of a transposed tile (q_t, or K in kv) with
+// `cols` vec4 columns: XOR-swizzled by row / 4 within aligned groups of up to 8 columns, so the
+// threads that write one column of rows 4 apart (chunk_coords) hit different banks, while the
+// threads that read one row (S = Q K^T) still read different columns.
+fn swz(c: u32, row: u32, cols: u32) -> u32 {
+    if (SWZ == 0u) {
+        return c;
+    }
+    let m = min(8u, cols & (~cols + 1u)); // the largest power of two dividing cols, at most 8
+    return c ^ ((row / 4u) & (m - 1u));
+}
+
+// Element `e` of Q dims d0..d0+DC (`chunk_coords`), zeros past q_len.
 fn fetch_q(e: u32, d0: u32) -> vec4<stage> {
-    let r = e % BQ;
-    let d = (e / BQ) * 4u;
+    let rd = chunk_coords(e);
+    let r = rd.x;
+    let d = rd.y;
     if (q_row0 + r < p.q_len) {
         return load4_q(q_head + (q_row0 + r) * p.q.w + d0 + d);
     }
@@ -142,19 +163,22 @@ fn fetch_q(e: u32, d0: u32) -> vec4<stage> {
 }
 
 fn put_q(e: u32, d0: u32, x: vec4<stage>) {
-    let r = e % BQ;
-    let qd = select(0u, d0, Q_ROWS == HEAD_DIM) + (e / BQ) * 4u;
-    q_t[qd * (BQ / 4u) + r / 4u][r % 4u] = x.x;
-    q_t[(qd + 1u) * (BQ / 4u) + r / 4u][r % 4u] = x.y;
-    q_t[(qd + 2u) * (BQ / 4u) + r / 4u][r % 4u] = x.z;
-    q_t[(qd + 3u) * (BQ / 4u) + r / 4u][r % 4u] = x.w;
+    let rd = chunk_coords(e);
+    let r = rd.x;
+    let qd = select(0u, d0, Q_ROWS == HEAD_DIM) + rd.y;
+    let c = swz(r / 4u, qd, BQ / 4u);
+    q_t[qd * (BQ / 4u) + c][r % 4u] = x.x;
+    q_t[(qd + 1u) * (BQ / 4u) + c][r % 4u] = x.y;
+    q_t[(qd + 2u) * (BQ / 4u) + c][r % 4u] = x.z;
+    q_t[(qd + 3u) * (BQ / 4u) + c][r % 4u] = x.w;
 }
 
-// Element `e` of K keys kb..kb+BK, dims d0..d0+DC: key e % BK, dims 4 (e / BK).., zeros past
-// kv_len; stored transposed.
+// Element `e` of K keys kb..kb+BK, dims d0..d0+DC (`chunk_coords`), zeros past kv_len; stored
+// transposed.
 fn fetch_k(e: u32, kb: u32, d0: u32) -> vec4<stage> {
-    let j = e % BK;
-    let d = (e / BK) * 4u;
+    let jd = chunk_coords(e);
+    let j = jd.x;
+    let d = jd.y;
     if (kb + j < p.kv_len) {
         return load4_k(k_head + (kb + j) * p.k.w + d0 + d);
     }
@@ -162,12 +186,14 @@ fn fetch_k(e: u32, kb: u32, d0: u32) -> vec4<stage> {
 }
 
 fn put_k(e: u32, x: vec4<stage>) {
-    let j = e % BK;
-    let d = (e / BK) * 4u;
-    kv[d * (BK / 4u) + j / 4u][j % 4u] = x.x;
-    kv[(d + 1u) * (BK / 4u) + j / 4u][j % 4u] = x.y;
-    kv[(d + 2u) * (BK / 4u) + j / 4u][j % 4u] = x.z;
-    kv[(d + 3u) * (BK / 4u) + j / 4u][j % 4u] = x.w;
+    let jd = chunk_coords(e);
+    let j = jd.x;
+    let d = jd.y;
+    let c = swz(j / 4u, d, BK / 4u);
+    kv[d * (BK / 4u) + c][j % 4u] = x.x;
+    kv[(d + 1u) * (BK / 4u) + c][j % 4u] = x.y;
+    kv[(d + 2u) * (BK / 4u) + c][j % 4u] = x.z;
+    kv[(d + 3u) * (BK / 4u) + c][j % 4u] = x.w;
 }
 
 // Element `e` of V keys kb..kb+KC as they are: key e / (V_HEAD_DIM / 4), zeros past kv_len.
@@ -445,21 +471,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             }
             let qd0 = select(0u, d0, Q_ROWS == HEAD_DIM);
             for (var d = 0u; d < DC * u32((ABLATE & 1u) == 0u); d++) {
-                let qrow = (qd0 + d) * (BQ / 4u) + r0 / 4u;
-                let qa = vec4<f32>(q_t[qrow]);
-                let kb4 = vec4<f32>(kv[d * (BK / 4u) + tc]);
+                let qrow = (qd0 + d) * (BQ / 4u);
+                let qa = vec4<f32>(q_t[qrow + swz(r0 / 4u, qd0 + d, BQ / 4u)]);
+                let kb4 = vec4<f32>(kv[d * (BK / 4u) + swz(tc, d, BK / 4u)]);
                 s0 += qa.x * kb4;
                 s1 += qa.y * kb4;
                 s2 += qa.z * kb4;
                 s3 += qa.w * kb4;
                 if (CK == 8u) {
-                    let kc4 = vec4<f32>(kv[d * (BK / 4u) + tc + nc]);
+                    let kc4 = vec4<f32>(kv[d * (BK / 4u) + swz(tc + nc, d, BK / 4u)]);
                     u0 += qa.x * kc4;
                     u1 += qa.y * kc4;
                     u2 += qa.z * kc4;
                     u3 += qa.w * kc4;
                     if (RM == 8u) {
-                        let qb = vec4<f32>(q_t[qrow + 1u]);
+                        let qb = vec4<f32>(q_t[qrow + swz(r0 / 4u + 1u, qd0 + d, BQ / 4u)]);
                         s4 += qb.x * kb4;
                         s5 += qb.y * kb4;
                         s6 += qb.z * kb4;
@@ -470,7 +496,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                         u7 += qb.w * kc4;
                     }
                 } else if (RM == 8u) {
-                    let qb = vec4<f32>(q_t[qrow + 1u]);
+                    let qb = vec4<f32>(q_t[qrow + swz(r0 / 4u + 1u, qd0 + d, BQ / 4u)]);
                     s4 += qb.x * kb4;
                     s5 += qb.y * kb4;
                     s6 += qb.z * kb4;

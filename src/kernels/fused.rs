@@ -26,24 +26,23 @@ const BLOCKS: [(u32, u32); 13] = [
     (4, 16),
 ];
 
-/// Blocks tried first on GPUs where the largest blocks are chosen (head dims above 64): 128 keys
-/// a tile, P alone 34 KB, so K, V and Q pass through in chunks of 4 to 16 dims or keys (needs
-/// about 48 KB: NVIDIA, AMD; not Apple's 32). Each thread keeps 4 keys of S per row, so twice the
-/// threads of 64 x 64 blocks share one staged chunk; the warps per SM stay the same on the H200
-/// (8: one workgroup of 256 threads at 155 registers against two of 128 at 219). Measured on the
-/// H200 (f32, 32 heads, L = 1024 / 4096 ms; 64 x 64 in brackets; unfused after): d80 0.808 /
-/// 12.68 (0.858 / 13.36; 0.875 / 13.62), d128 1.038 / 15.95 (1.106 / 16.96; 1.082 / 16.73), d256
-/// 2.01 / 32.6 (3.20 / 49.8; 2.01 / 30.8); f16 d128 L = 4096 18.75 (19.33).
+/// Blocks tried next (after [`TALL_BLOCKS`]: head dims above 128, or where 128-row blocks do not
+/// apply) on GPUs where the largest blocks are chosen (head dims above 64): 128 keys a tile, P
+/// alone 34 KB, so K, V and Q pass through in chunks of 4 to 16 dims or keys (needs about 48 KB:
+/// NVIDIA, AMD; not Apple's 32). Each thread keeps 4 keys of S per row, so twice the threads of
+/// 64 x 64 blocks share one staged chunk. Measured on the H200 when they were the first choice
+/// (second session, K and Q then loaded across rows; f32, 32 heads, L = 1024 / 4096 ms; 64 x 64
+/// in brackets; unfused after): d80 0.808 / 12.68 (0.858 / 13.36; 0.875 / 13.62), d128 1.038 /
+/// 15.95 (1.106 / 16.96; 1.082 / 16.73), d256 2.01 / 32.6 (3.20 / 49.8; 2.01 / 30.8).
 pub const WIDE_KEYS: (u32, u32) = (64, 128);
 
-/// Blocks tried before [`WIDE_KEYS`] for head dims up to 128: 128 query rows and 64 keys, 4 rows
-/// and 8 keys of S per thread (see `keys_per_thread`), so a row group of 8 threads covers the
-/// 64 keys and each thread holds up to 4 output vec4 columns; P passes through workgroup memory
-/// in halves, which leaves room for chunks of 20-32 head dims and 16-32 keys. Measured on the
-/// H200 (f32, 32 heads, L = 4096; [`WIDE_KEYS`] in brackets): d80 9.72 ms (12.68: its 20 output
-/// vec4 columns fill 20 of 24 slots instead of 20 of 32), d96 11.59 (15.99), d112 12.47 (14.87),
-/// d128 15.04 (15.93; 15.26 with 8 rows of 4 keys, 15.48 with P whole); d64 keeps its whole
-/// 64 x 32 tiles (7.56 ms; 64 x 64 with 8 keys and P in halves 7.32, not taken).
+/// Blocks tried first for head dims 64 to 128 on GPUs with 48 KiB: 128 query rows and 64 keys,
+/// 4 rows and 8 keys of S per thread (see `keys_per_thread`), so a row group of 8 threads covers
+/// the 64 keys and each thread holds up to 4 output vec4 columns; P passes through workgroup
+/// memory in halves, which leaves room for chunks of 20-32 head dims and 16-32 keys. Measured on
+/// the H200 (f32, 32 heads, L = 4096, with K and Q loaded along their rows; the next best blocks
+/// in brackets): d64 5.38 ms (6.86, whole 64 x 32 tiles), d80 8.48 (10.59, 64 x 64 with 8 keys),
+/// d96 7.98 (8.97, the same), d128 10.24 (12.70, 64 x 128 tiles of 4 keys: [`WIDE_KEYS`]).
 pub const TALL_BLOCKS: (u32, u32) = (128, 64);
 
 /// The smallest chunk of [`WIDE_KEYS`] and [`TALL_BLOCKS`] tiles (d256 f32 runs with 4-key V chunks).
@@ -377,11 +376,11 @@ pub fn fit_tiles(
     };
     let min_chunk = if forced.is_some() { 4 } else { MIN_CHUNK };
     if forced.is_none() {
-        let policy = FitPolicy::from_knob(desc);
-        if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
+        if let Some(t) = tall_blocks(caps, desc, stage) {
             return Ok(t);
         }
-        if let Some(t) = tall_blocks(caps, desc, stage) {
+        let policy = FitPolicy::from_knob(desc);
+        if let Some(t) = fit_by_policy(caps, desc, stage, policy) {
             return Ok(t);
         }
         if let Some(t) = wide_keys(caps, desc, stage, candidates[0].0) {
@@ -437,14 +436,15 @@ fn wide_keys(
         .flatten()
 }
 
-/// [`TALL_BLOCKS`] on GPU adapters with the memory for them, for head dims above 64 (where the
-/// largest blocks are chosen) and up to 128 (at most 4 output vec4 columns a thread),
-/// where 128-row blocks still give the GPU enough workgroups and the keys fill a 64-key tile;
-/// knob `portable_tall=0` turns it off.
+/// [`TALL_BLOCKS`] on GPU adapters with the memory for them, for head dims from 64 (measured
+/// there and above) up to 128 (at most 4 output vec4 columns a thread), where 128-row blocks
+/// still give the GPU enough workgroups and the keys fill a 64-key tile, ahead of every
+/// [`FitPolicy`] unless knob `portable_fit` names one; knob `portable_tall=0` turns it off.
 fn tall_blocks(caps: &Capabilities, desc: &AttentionDesc, stage: DType) -> Option<FusedTiles> {
     let on = caps.device_type != wgpu::DeviceType::Cpu
         && crate::tune::knob("portable_tall") != Some(0)
-        && FitPolicy::from_knob(desc) == FitPolicy::Largest
+        && crate::tune::knob("portable_fit").is_none()
+        && desc.head_dim >= 64
         && desc.head_dim.max(desc.v_head_dim) <= 128
         && desc.q_len >= TALL_BLOCKS.0
         && desc.kv_len >= TALL_BLOCKS.1
@@ -506,6 +506,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
         ("ALIGN4", align4 as u32),
         ("MASK_KIND", mask_kind(desc)),
     ];
+    // Tuning knob `portable_swizzle=0`: transposed tiles without the XOR swizzle (`SWZ`).
+    if let Some(k) = crate::tune::knob("portable_swizzle") {
+        constants.push(("SWZ", k.min(1)));
+    }
     // Profiling only (wrong results): parts of the kernel left out (`ABLATE` in the shader).
     if let Some(bits) = crate::tune::knob("portable_ablate") {
         constants.push(("ABLATE", bits));
@@ -603,6 +607,7 @@ mod tests {
             return; // knobs change the defaults
         }
         for (d, blocks, keys) in [
+            (64, TALL_BLOCKS, 8),
             (80, TALL_BLOCKS, 8),
             (96, TALL_BLOCKS, 8),
             (112, TALL_BLOCKS, 8),
@@ -621,9 +626,9 @@ mod tests {
             let t = fit_tiles(&Capabilities::apple_m_series(), &desc, None, None).unwrap();
             assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
         }
-        // Not for head dims of 64 (whole tiles there), nor short key lengths; no 128-row blocks
-        // that would leave the GPU short of workgroups.
-        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F32);
+        // Not for head dims below 64 (whole tiles there), nor short key lengths; no 128-row
+        // blocks that would leave the GPU short of workgroups.
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 32).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
         assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "{t:?}");
