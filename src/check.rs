@@ -353,6 +353,11 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                         base(1, 4, 2, 150, 190, 96),
                         TALL_BLOCKS,
                     ),
+                    (
+                        "tall blocks d64 causal",
+                        base(1, 2, 2, 200, 230, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                        TALL_BLOCKS,
+                    ),
                 ] {
                     if crate::kernels::fused::fit_tiles(caps, &desc, Some(blocks), None).is_ok() {
                         let mut case =
