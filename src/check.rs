@@ -328,7 +328,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             );
             // The 128-key tiles and the 128-row blocks of 8 keys per thread the planner takes
             // on GPUs with 48 KiB of workgroup memory (for longer sequences than these), where
-            // they fit.
+            // they fit with the chunks the planner would give them.
             if cooperative == Some(false) {
                 use crate::kernels::fused::{TALL_BLOCKS, WIDE_KEYS};
                 for (name, desc, blocks) in [
@@ -359,7 +359,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                         TALL_BLOCKS,
                     ),
                 ] {
-                    if crate::kernels::fused::fit_tiles(caps, &desc, Some(blocks), None).is_ok() {
+                    if crate::kernels::fused::blocks_fit_as_planned(caps, &desc, blocks) {
                         let mut case =
                             CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
                         case.cooperative = cooperative;

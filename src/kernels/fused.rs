@@ -45,7 +45,12 @@ pub const WIDE_KEYS: (u32, u32) = (64, 128);
 /// d96 7.98 (8.97, the same), d128 10.24 (12.70, 64 x 128 tiles of 4 keys: [`WIDE_KEYS`]).
 pub const TALL_BLOCKS: (u32, u32) = (128, 64);
 
-/// The smallest chunk of [`WIDE_KEYS`] and [`TALL_BLOCKS`] tiles (d256 f32 runs with 4-key V chunks).
+/// The smallest chunk (head dims of K and Q, keys of V) of [`TALL_BLOCKS`] tiles: 16, what 48 KiB
+/// gives them from head dim 64 to 128 or more (32 KiB would leave chunks of 4-8: many more steps
+/// a tile, unmeasured, and SwiftShader in Chromium lost its device running them).
+const TALL_MIN_CHUNK: u32 = 16;
+
+/// The smallest chunk of [`WIDE_KEYS`] tiles (d256 f32 runs with 4-key V chunks).
 const WIDE_KEYS_MIN_CHUNK: u32 = 4;
 
 /// Output vec4 columns per thread and row the kernel holds in registers (`o0..o3`).
@@ -449,8 +454,23 @@ fn tall_blocks(caps: &Capabilities, desc: &AttentionDesc, stage: DType) -> Optio
         && desc.q_len >= TALL_BLOCKS.0
         && desc.kv_len >= TALL_BLOCKS.1
         && workgroups(desc, TALL_BLOCKS.0) >= grid_fill(caps);
-    on.then(|| configure(caps, desc, TALL_BLOCKS, stage, false, WIDE_KEYS_MIN_CHUNK))
+    on.then(|| configure(caps, desc, TALL_BLOCKS, stage, false, TALL_MIN_CHUNK))
         .flatten()
+}
+
+/// Whether `blocks` ([`TALL_BLOCKS`] or [`WIDE_KEYS`]) fit this adapter with the chunks the
+/// planner would give them (what `sdpa check` tests where they apply).
+pub fn blocks_fit_as_planned(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    blocks: (u32, u32),
+) -> bool {
+    let min_chunk = if blocks == TALL_BLOCKS {
+        TALL_MIN_CHUNK
+    } else {
+        WIDE_KEYS_MIN_CHUNK
+    };
+    configure(caps, desc, blocks, desc.dtype, false, min_chunk).is_some()
 }
 
 /// Whether every offset and stride of q, k, v and the output is a multiple of 4 elements, so
@@ -622,9 +642,17 @@ mod tests {
             // Forcing the blocks gives the same tiles.
             let forced = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, Some(blocks), None);
             assert_eq!(forced.unwrap(), t, "d={d}");
-            // Apple's 32 KiB cannot hold them.
-            let t = fit_tiles(&Capabilities::apple_m_series(), &desc, None, None).unwrap();
+            // Apple's 32 KiB cannot hold them (the 128-row blocks only with tiny chunks).
+            let apple = Capabilities::apple_m_series();
+            let t = fit_tiles(&apple, &desc, None, None).unwrap();
             assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "d={d} {t:?}");
+            assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "d={d} {t:?}");
+            assert!(!blocks_fit_as_planned(&apple, &desc, blocks), "d={d}");
+            assert!(blocks_fit_as_planned(
+                &Capabilities::nvidia_vulkan(),
+                &desc,
+                blocks
+            ));
         }
         // Not for head dims below 64 (whole tiles there), nor short key lengths; no 128-row
         // blocks that would leave the GPU short of workgroups.
