@@ -7,14 +7,16 @@
 // tile in S = Q K^T, and output vec4 columns tc + s*NC (s < NS) in O += P V. Both products are
 // outer products on registers: one vec4 of Q (4 rows at one head dim) times one vec4 of K (4 keys
 // at that dim) is 16 FMAs for two workgroup-memory reads; with RM = 8 each K (and V) read feeds
-// both row quads, 32 FMAs for three reads; with CK = 8 each Q read also feeds two key quads, an
-// 8 x 8 tile: 64 FMAs for four reads. The second quads' accumulators are separate named variables
-// (s4.., u0.., o4..), not arrays, so they stay in registers; unused, they are dead code.
+// both row quads, 32 FMAs for three reads; with CK = 8 each Q read also feeds two key quads (4
+// rows x 8 keys: 32 FMAs for three reads; 8 x 8 with RM = 8: 64 for four). The second quads'
+// accumulators are separate named variables (s4.., u0.., o4..), not arrays, so they stay in
+// registers; unused, they are dead code.
 //
 // Workgroup memory (sized by the planner to the adapter's limit, src/kernels/fused.rs), in
 // `stage` (f32, or f16 when the planner stages f16 inputs as they are):
 //   q_t     Q transposed, [dim][row]: the whole head (Q_ROWS = HEAD_DIM) or one DC chunk
 //   kv      K transposed, [dim][key] (a DC chunk of dims), or V as is, [key][dim] (KC keys)
+//           (the transposed tiles' vec4 columns XOR-swizzled by row: `swz`)
 //   p_s     P, [row][key], f32, rows padded by one vec4; with PH = 2 (and CK = 8) half a tile's
 //           keys at a time: the threads' first key quads (keys 0..BK/2) for the first half of
 //           O += P V, then, at the barrier that stages the first V chunk of the second half,
