@@ -50,9 +50,34 @@ pub struct VectorTiles {
     pub vectorized: bool,
 }
 
+/// The shape of a decode workgroup that sizes its reduction array: what [`red_slots`] needs of
+/// [`VectorTiles`] before the splits are chosen.
+#[derive(Debug, Clone, Copy)]
+struct ReductionShape {
+    rows: u32,
+    block_k: u32,
+    workgroup_size: u32,
+    lanes_per_key: u32,
+    key_groups: u32,
+    merge_vec4s: u32,
+}
+
+impl From<&VectorTiles> for ReductionShape {
+    fn from(t: &VectorTiles) -> Self {
+        ReductionShape {
+            rows: t.rows,
+            block_k: t.block_k,
+            workgroup_size: t.workgroup_size,
+            lanes_per_key: t.lanes_per_key,
+            key_groups: t.key_groups,
+            merge_vec4s: t.merge_vec4s,
+        }
+    }
+}
+
 /// `wgsl/vector.wgsl`'s `RED`: f32 slots of its reduction array (step 1's partial dot products,
 /// the key groups' maxes and sums, their outputs `merge` vec4s at a time).
-fn red_slots(t: &VectorTiles) -> u32 {
+fn red_slots(t: ReductionShape) -> u32 {
     (t.lanes_per_key * t.rows * t.block_k)
         .max(8 * t.key_groups * t.rows.div_ceil(4))
         .max(4 * t.workgroup_size * t.merge_vec4s)
@@ -146,31 +171,25 @@ pub fn fit_tiles(
     // The most query vectors per workgroup (each K/V load serves them all) that fit the
     // workgroup memory; fewer where it is small.
     let all_rows = (desc.group_size() * desc.q_len).min(max_rows);
+    // The key groups and workgroup bytes of `rows` query vectors merged `merge_vec4s` at a time.
     let shape = |rows: u32, merge_vec4s: u32| {
-        let t = VectorTiles {
+        let key_groups = workgroup_size / (dv8 * rows.div_ceil(4));
+        let red = red_slots(ReductionShape {
             rows,
             block_k,
             workgroup_size,
-            kv_splits: 1,
-            split_len: desc.kv_len,
-            workgroup_bytes: 0,
             lanes_per_key,
-            key_groups: workgroup_size / (dv8 * rows.div_ceil(4)),
+            key_groups,
             merge_vec4s,
-            early_v: true,
-            vectorized: false,
-        };
-        VectorTiles {
-            workgroup_bytes: workgroup_bytes(desc, rows, block_k, red_slots(&t)),
-            ..t
-        }
+        });
+        (key_groups, workgroup_bytes(desc, rows, block_k, red))
     };
     let rows = std::iter::successors(Some(all_rows), |&r| (r > 1).then_some(r / 2))
-        .find(|&rows| shape(rows, 1).workgroup_bytes <= caps.max_workgroup_storage_bytes)
+        .find(|&rows| shape(rows, 1).1 <= caps.max_workgroup_storage_bytes)
         .ok_or_else(|| {
             Error::limit(
                 "decode kernel workgroup memory",
-                shape(1, 1).workgroup_bytes as u64,
+                shape(1, 1).1 as u64,
                 "max_compute_workgroup_storage_size",
                 caps.max_workgroup_storage_bytes as u64,
             )
@@ -184,10 +203,9 @@ pub fn fit_tiles(
     let merge_vec4s = [8, 4, 2, 1]
         .into_iter()
         .filter(|&mv| knob("decode_merge").is_none_or(|k| mv <= k))
-        .find(|&mv| mv == 1 || shape(rows, mv).workgroup_bytes <= budget)
+        .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
-    let fitted = shape(rows, merge_vec4s);
-    let (key_groups, bytes) = (fitted.key_groups, fitted.workgroup_bytes);
+    let (key_groups, bytes) = shape(rows, merge_vec4s);
     let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
     let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
     let wanted = match splits {
@@ -267,7 +285,7 @@ pub fn plan(
                 ("NKG", t.key_groups),
                 ("VEC", t.vectorized as u32),
                 ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
-                ("RED", red_slots(t)),
+                ("RED", red_slots(t.into())),
                 ("MV", t.merge_vec4s),
                 ("VEARLY", t.early_v as u32),
                 ("MASK_KIND", mask_kind(desc)),
