@@ -907,10 +907,15 @@ impl Device<'_> {
             .fp()
             .get_pipeline_executable_internal_representations_khr;
         let device = self.raw.handle();
+        // SAFETY (each call): `info` names a live pipeline made with
+        // CAPTURE_INTERNAL_REPRESENTATIONS, and `reps` holds `count` structures.
+        let call = |count: &mut u32, reps: *mut vk::PipelineExecutableInternalRepresentationKHR| {
+            get(device, &info, count, reps)
+                .result()
+                .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))
+        };
         let mut count = 0u32;
-        get(device, &info, &mut count, std::ptr::null_mut())
-            .result()
-            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        call(&mut count, std::ptr::null_mut())?;
         if count == 0 {
             println!("  the driver gives no internal representations");
             return Ok(());
@@ -918,16 +923,12 @@ impl Device<'_> {
         // Second call: the names and sizes; third: the data, into buffers of those sizes.
         let mut reps =
             vec![vk::PipelineExecutableInternalRepresentationKHR::default(); count as usize];
-        get(device, &info, &mut count, reps.as_mut_ptr())
-            .result()
-            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        call(&mut count, reps.as_mut_ptr())?;
         let mut buffers: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
         for (r, b) in reps.iter_mut().zip(&mut buffers) {
             r.p_data = b.as_mut_ptr().cast();
         }
-        get(device, &info, &mut count, reps.as_mut_ptr())
-            .result()
-            .map_err(|e| format!("vkGetPipelineExecutableInternalRepresentationsKHR: {e}"))?;
+        call(&mut count, reps.as_mut_ptr())?;
         if let Some(dir) = ir.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }

@@ -216,24 +216,7 @@ fn time_calls(
                     }),
                 )?;
             }
-            let bytes = 16 * calls as u64;
-            let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamps"),
-                size: bytes,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let readback = readback_buffer(device, "timestamps readback", bytes);
-            encoder.resolve_query_set(&queries, 0..2 * calls, &resolve, 0);
-            encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
-            ctx.queue().submit([encoder.finish()]);
-            let raw = pollster::block_on(read_buffer(device, &readback))?;
-            let ticks: &[u64] = bytemuck::cast_slice(&raw);
-            let period_ns = ctx.queue().get_timestamp_period() as f64;
-            let mut ms: Vec<f64> = ticks
-                .chunks(2)
-                .map(|t| t[1].saturating_sub(t[0]) as f64 * period_ns * 1e-6)
-                .collect();
+            let mut ms = submit_timed(ctx, encoder, &queries, calls)?;
             ms.sort_by(f64::total_cmp);
             Ok(ms[ms.len() / 2])
         }
@@ -282,22 +265,37 @@ fn time_back_to_back(
         attention.encode(&mut encoder, buffers)?;
     }
     encoder.write_timestamp(&queries, 1);
+    let total = submit_timed(ctx, encoder, &queries, 1)?;
+    Ok(Some(total[0] / calls as f64))
+}
+
+/// Resolves the first `pairs` pairs of timestamps of `queries` written in `encoder`, submits it
+/// and returns the milliseconds between the two timestamps of each pair.
+fn submit_timed(
+    ctx: &Context,
+    mut encoder: wgpu::CommandEncoder,
+    queries: &wgpu::QuerySet,
+    pairs: u32,
+) -> Result<Vec<f64>> {
+    let device = ctx.device();
+    let bytes = 16 * pairs as u64;
     let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("back-to-back timestamps"),
-        size: 16,
+        label: Some("timestamps"),
+        size: bytes,
         usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let readback = readback_buffer(device, "back-to-back timestamps readback", 16);
-    encoder.resolve_query_set(&queries, 0..2, &resolve, 0);
-    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 16);
+    let readback = readback_buffer(device, "timestamps readback", bytes);
+    encoder.resolve_query_set(queries, 0..2 * pairs, &resolve, 0);
+    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
     ctx.queue().submit([encoder.finish()]);
     let raw = pollster::block_on(read_buffer(device, &readback))?;
     let ticks: &[u64] = bytemuck::cast_slice(&raw);
     let period_ns = ctx.queue().get_timestamp_period() as f64;
-    Ok(Some(
-        ticks[1].saturating_sub(ticks[0]) as f64 * period_ns * 1e-6 / calls as f64,
-    ))
+    Ok(ticks
+        .chunks(2)
+        .map(|t| t[1].saturating_sub(t[0]) as f64 * period_ns * 1e-6)
+        .collect())
 }
 
 /// Measures one path of a shape: warm-up, then enough calls for about `budget_ms` of GPU time

@@ -57,7 +57,7 @@ override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no Q K^T, 2 
 
 var<workgroup> q_t: array<vec4<stage>, Q_ROWS * BQ / 4u>;
 var<workgroup> kv: array<vec4<stage>, KV_VEC4>;
-var<workgroup> p_s: array<vec4<f32>, BQ * (BK / (4u * PH) + 1u)>;
+var<workgroup> p_s: array<vec4<f32>, BQ * (BK / (4u * PH) + 1u)>; // rows of p_stride()
 var<workgroup> row_red: array<vec4<f32>, BQ * BK / (4u * CK)>;
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
@@ -76,6 +76,20 @@ fn score_row(qk: vec4<f32>, b: u32, h: u32, qi: u32, key0: u32) -> vec4<f32> {
         score(qk.z, b, h, qi, key0 + 2u),
         score(qk.w, b, h, qi, key0 + 3u),
     );
+}
+
+// The vec4 row stride of p_s: a part of a tile's keys (BK / PH), padded by one vec4.
+fn p_stride() -> u32 {
+    return BK / (4u * PH) + 1u;
+}
+
+// Stores P of the four rows r0..r0+3 (one vec4 of keys each) at vec4 column `col` of p_s.
+fn put_p(r0: u32, col: u32, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>) {
+    let ps = p_stride();
+    p_s[r0 * ps + col] = a;
+    p_s[(r0 + 1u) * ps + col] = b;
+    p_s[(r0 + 2u) * ps + col] = c;
+    p_s[(r0 + 3u) * ps + col] = d;
 }
 
 // P = exp2(x) (x itself when profiling with ABLATE 8).
@@ -400,7 +414,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     q_head = row_base(p.q, b, h, 0u);
     k_head = row_base(p.k, b, kv_head, 0u);
     v_head = row_base(p.v, b, kv_head, 0u);
-    let ps = BK / (4u * PH) + 1u; // vec4 row stride of p_s
+    let ps = p_stride();
 
     // Algorithm 1, line 4: Q_i into workgroup memory, if it stays there for the whole kernel.
     if (Q_ROWS == HEAD_DIM) {
@@ -596,10 +610,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         o1 = mat4x4<f32>(o1[0] * alpha.x, o1[1] * alpha.y, o1[2] * alpha.z, o1[3] * alpha.w);
         o2 = mat4x4<f32>(o2[0] * alpha.x, o2[1] * alpha.y, o2[2] * alpha.z, o2[3] * alpha.w);
         o3 = mat4x4<f32>(o3[0] * alpha.x, o3[1] * alpha.y, o3[2] * alpha.z, o3[3] * alpha.w);
-        p_s[r0 * ps + tc] = p0;
-        p_s[(r0 + 1u) * ps + tc] = p1;
-        p_s[(r0 + 2u) * ps + tc] = p2;
-        p_s[(r0 + 3u) * ps + tc] = p3;
+        put_p(r0, tc, p0, p1, p2, p3);
         if (CK == 8u) {
             pu0 = pexp(u0 - m_new.x);
             pu1 = pexp(u1 - m_new.y);
@@ -607,10 +618,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             pu3 = pexp(u3 - m_new.w);
             l += vec4<f32>(sum4(pu0), sum4(pu1), sum4(pu2), sum4(pu3));
             if (PH == 1u) {
-                p_s[r0 * ps + tc + nc] = pu0;
-                p_s[(r0 + 1u) * ps + tc + nc] = pu1;
-                p_s[(r0 + 2u) * ps + tc + nc] = pu2;
-                p_s[(r0 + 3u) * ps + tc + nc] = pu3;
+                put_p(r0, tc + nc, pu0, pu1, pu2, pu3);
             }
         }
         if (RM == 8u) {
@@ -626,10 +634,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             o5 = mat4x4<f32>(o5[0] * beta.x, o5[1] * beta.y, o5[2] * beta.z, o5[3] * beta.w);
             o6 = mat4x4<f32>(o6[0] * beta.x, o6[1] * beta.y, o6[2] * beta.z, o6[3] * beta.w);
             o7 = mat4x4<f32>(o7[0] * beta.x, o7[1] * beta.y, o7[2] * beta.z, o7[3] * beta.w);
-            p_s[r4 * ps + tc] = p4;
-            p_s[(r4 + 1u) * ps + tc] = p5;
-            p_s[(r4 + 2u) * ps + tc] = p6;
-            p_s[(r4 + 3u) * ps + tc] = p7;
+            put_p(r4, tc, p4, p5, p6, p7);
             if (CK == 8u) {
                 pu4 = pexp(u4 - mb_new.x);
                 pu5 = pexp(u5 - mb_new.y);
@@ -637,10 +642,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 pu7 = pexp(u7 - mb_new.w);
                 lb += vec4<f32>(sum4(pu4), sum4(pu5), sum4(pu6), sum4(pu7));
                 if (PH == 1u) {
-                    p_s[r4 * ps + tc + nc] = pu4;
-                    p_s[(r4 + 1u) * ps + tc + nc] = pu5;
-                    p_s[(r4 + 2u) * ps + tc + nc] = pu6;
-                    p_s[(r4 + 3u) * ps + tc + nc] = pu7;
+                    put_p(r4, tc + nc, pu4, pu5, pu6, pu7);
                 }
             }
         }
@@ -652,15 +654,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             }
             if (PH == 2u && kc0 == BK / 2u) {
                 // The second half of P: the threads' second key quads, where the first were.
-                p_s[r0 * ps + tc] = pu0;
-                p_s[(r0 + 1u) * ps + tc] = pu1;
-                p_s[(r0 + 2u) * ps + tc] = pu2;
-                p_s[(r0 + 3u) * ps + tc] = pu3;
+                put_p(r0, tc, pu0, pu1, pu2, pu3);
                 if (RM == 8u) {
-                    p_s[r4 * ps + tc] = pu4;
-                    p_s[(r4 + 1u) * ps + tc] = pu5;
-                    p_s[(r4 + 2u) * ps + tc] = pu6;
-                    p_s[(r4 + 3u) * ps + tc] = pu7;
+                    put_p(r4, tc, pu4, pu5, pu6, pu7);
                 }
             }
             put_step(true, kb, kc0, next);

@@ -437,7 +437,7 @@ fn wide_keys(
         && crate::tune::knob("portable_wide") != Some(0)
         && block_q == WIDE_KEYS.0
         && desc.kv_len >= WIDE_KEYS.1;
-    on.then(|| configure(caps, desc, WIDE_KEYS, stage, false, WIDE_KEYS_MIN_CHUNK))
+    on.then(|| configure(caps, desc, WIDE_KEYS, stage, false, min_chunk_of(WIDE_KEYS)))
         .flatten()
 }
 
@@ -454,8 +454,26 @@ fn tall_blocks(caps: &Capabilities, desc: &AttentionDesc, stage: DType) -> Optio
         && desc.q_len >= TALL_BLOCKS.0
         && desc.kv_len >= TALL_BLOCKS.1
         && workgroups(desc, TALL_BLOCKS.0) >= grid_fill(caps);
-    on.then(|| configure(caps, desc, TALL_BLOCKS, stage, false, TALL_MIN_CHUNK))
-        .flatten()
+    on.then(|| {
+        configure(
+            caps,
+            desc,
+            TALL_BLOCKS,
+            stage,
+            false,
+            min_chunk_of(TALL_BLOCKS),
+        )
+    })
+    .flatten()
+}
+
+/// The smallest chunk the planner gives `blocks` ([`TALL_BLOCKS`] or [`WIDE_KEYS`]).
+fn min_chunk_of(blocks: (u32, u32)) -> u32 {
+    if blocks == TALL_BLOCKS {
+        TALL_MIN_CHUNK
+    } else {
+        WIDE_KEYS_MIN_CHUNK
+    }
 }
 
 /// Whether `blocks` ([`TALL_BLOCKS`] or [`WIDE_KEYS`]) fit this adapter with the chunks the
@@ -465,12 +483,7 @@ pub fn blocks_fit_as_planned(
     desc: &AttentionDesc,
     blocks: (u32, u32),
 ) -> bool {
-    let min_chunk = if blocks == TALL_BLOCKS {
-        TALL_MIN_CHUNK
-    } else {
-        WIDE_KEYS_MIN_CHUNK
-    };
-    configure(caps, desc, blocks, desc.dtype, false, min_chunk).is_some()
+    configure(caps, desc, blocks, desc.dtype, false, min_chunk_of(blocks)).is_some()
 }
 
 /// Whether every offset and stride of q, k, v and the output is a multiple of 4 elements, so
