@@ -3,7 +3,7 @@
 into the markdown tables of BENCHMARKS.md (the files `scripts/h200_bench.sh` writes).
 
     python3 scripts/bench_table.py benches/results/h200-2026-11-29             # main table
-    python3 scripts/bench_table.py benches/results/h200-2026-11-29 --portable  # portable f16
+    python3 scripts/bench_table.py benches/results/h200-2026-11-29 --portable  # portable f16 (f32)
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --decode    # decode sweep
 """
 import json
@@ -42,7 +42,9 @@ def bench_rows(path):
 def portable(folder):
     print("| dtype | hdim | L | heads | mask | unfused ms | portable fused ms | fused vs unfused | fused TFLOP/s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for r in bench_rows(f"{folder}/portable.txt"):
+    import os
+    files = [f"{folder}/{n}" for n in ("portable.txt", "portable-f32.txt")]
+    for r in (r for path in files if os.path.exists(path) for r in bench_rows(path)):
         u, f = float(r["t_unfs"]), float(r["t_fuse"])
         print(
             f"| {r['dtype']} | {r['hdim']} | {r['qsl']} | {r['n_qh']}/{r['n_kvh']} | {r['mask']} | "
@@ -92,7 +94,9 @@ def main():
         key = (r["dtype"], r["hdim"], r["qsl"], r["n_qh"], r["n_kvh"], r["mask"])
         u, f = r["unfused"], r["fused"]
         ratio = f"{u['ms'] / f['ms']:.2f}x" if u["ms"] and f["ms"] else "n/a"
-        kernel = "coop 16x16" if f["plan"].startswith("fused-coop") else "portable"
+        kernel = "portable"
+        if f["plan"].startswith("fused-coop"):
+            kernel = "coop 16x16 split" if "split=" in f["plan"] else "coop 16x16"
         t = torch.get(key)
         tcols = f"{t[0]:.3f} | {t[1]:.3f} | {t[2]:.1f} | {100 * f['tflops'] / t[2]:.1f}%" if t else "| | |"
         print(

@@ -4,8 +4,8 @@
 #   bash scripts/h200_bench.sh OUT_DIR
 # (and `--examples` for the register counts, `examples/pipeline_stats.rs`).
 # Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
-# for f16, the portable kernel for f32), the portable kernel on the f16 rows, the L = 32768 memory
-# row, PyTorch's bench on the same shapes, and the decode sweep beside PyTorch's, in one go on one
+# for f16, and for f32 split onto f16 fragments from 512 x 512 positions, the portable kernel
+# below), the portable kernel on the f16 and f32 rows, the L = 32768 memory row, PyTorch's bench on the same shapes, and the decode sweep beside PyTorch's, in one go on one
 # machine.
 set -uo pipefail
 out=${1:?output folder}
@@ -15,6 +15,7 @@ mkdir -p "$out"
 $run check > "$out/check.txt" 2>&1; echo "check exit $?" >> "$out/check.txt"
 $run bench --json "$out/bench.json" > "$out/bench.txt" 2>&1
 $run bench --portable --dtype f16 > "$out/portable.txt" 2>&1
+$run bench --portable --dtype f32 > "$out/portable-f32.txt" 2>&1
 $run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$out/long.txt" 2>&1
 {
   python3 .device/torch_sdpa_bench.py

@@ -241,7 +241,8 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
     }
     let mut cases = Vec::new();
     // (label, path, fused variant): the unfused kernels, the portable fused kernel, and the
-    // cooperative-matrix one where the adapter lists a configuration for the dtype.
+    // cooperative-matrix one where the adapter lists a configuration for the dtype (f32 also
+    // where f16 is listed: split onto f16 fragments).
     let kernels = [
         ("unfused", Path::Unfused, None),
         ("fused", Path::Fused, Some(false)),
@@ -250,7 +251,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
     for (label, path, cooperative) in kernels {
         for &dtype in &dtypes {
             if cooperative == Some(true)
-                && crate::kernels::fused_coop::listed_fragment(caps, dtype).is_none()
+                && crate::kernels::fused_coop::fragment_for(caps, dtype).is_none()
             {
                 continue;
             }

@@ -212,14 +212,15 @@ impl fmt::Display for Plan {
             )?,
             Kernel::FusedCoop(t) => write!(
                 f,
-                "fused-coop frag={0}x{0} BQ={1} BK={2} q_parts={3} staging={4} threads={5} wg_mem={6}B",
+                "fused-coop frag={0}x{0}{7} BQ={1} BK={2} q_parts={3} staging={4} threads={5} wg_mem={6}B",
                 t.frag,
                 t.block_q,
                 t.block_k,
                 t.q_parts,
                 if t.word_staging { "words" } else { "elements" },
                 t.workgroup_size,
-                t.workgroup_bytes
+                t.workgroup_bytes,
+                if t.split { " split=f16x3" } else { "" }
             )?,
             Kernel::Vector(t) => write!(
                 f,
@@ -303,7 +304,20 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         let coop = if options.cooperative == Some(false) || options.fused_stage.is_some() {
             None
         } else {
-            match fused_coop::fit_tiles(caps, desc, options.fused_blocks) {
+            let fitted = fused_coop::fit_tiles(caps, desc, options.fused_blocks).and_then(|t| {
+                if t.split && options.cooperative.is_none() && fused_coop::split_too_short(desc) {
+                    return Err(Error::PathUnavailable {
+                        path: "fused (cooperative matrix)".into(),
+                        reason: format!(
+                            "f32 split onto f16 fragments measured slower than the portable \
+                             kernel below q_len x kv_len = {}",
+                            fused_coop::SPLIT_MIN_POSITIONS
+                        ),
+                    });
+                }
+                Ok(t)
+            });
+            match fitted {
                 Ok(t) => Some(t),
                 Err(e) if options.cooperative == Some(true) => return Err(e),
                 Err(why) => {
@@ -326,15 +340,21 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             }
         };
         if let Some(t) = coop {
+            let (dispatches, scratch_bytes) = fused_coop::plan(caps, desc, &t)?;
             return Ok(Plan {
                 desc: desc.clone(),
                 kernel: Kernel::FusedCoop(t),
                 reason: format!(
-                    "{reason}; cooperative matrices {0}x{0} listed by the adapter",
-                    t.frag
+                    "{reason}; cooperative matrices {0}x{0} listed by the adapter{1}",
+                    t.frag,
+                    if t.split {
+                        " for f16 inputs: f32 split into f16 hi and lo parts"
+                    } else {
+                        ""
+                    }
                 ),
-                dispatches: fused_coop::plan(caps, desc, &t)?,
-                scratch_bytes: 0,
+                dispatches,
+                scratch_bytes,
             });
         }
         let tiles = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;

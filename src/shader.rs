@@ -20,6 +20,10 @@ const COOP_STAGE_SCALAR: &str = include_str!("../wgsl/coop_stage_scalar.wgsl");
 const COOP_STAGE_VEC: &str = include_str!("../wgsl/coop_stage_vec.wgsl");
 const COOP_WORD_F16: &str = include_str!("../wgsl/coop_word_f16.wgsl");
 const COOP_WORD_F32: &str = include_str!("../wgsl/coop_word_f32.wgsl");
+const COOP_WORD_SPLIT: &str = include_str!("../wgsl/coop_word_split.wgsl");
+const COOP_SPLIT_NONE: &str = include_str!("../wgsl/coop_split_none.wgsl");
+const COOP_SPLIT_F32: &str = include_str!("../wgsl/coop_split_f32.wgsl");
+const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 
@@ -36,6 +40,12 @@ pub enum KernelEntry {
     Fused,
     /// The cooperative-matrix fused kernel, `wgsl/fused_coop.wgsl`.
     FusedCoop,
+    /// The split pass of f32 tensors on f16 fragments, `wgsl/split_scales.wgsl`: each head's
+    /// largest magnitudes, for the factors of [`KernelEntry::FusedCoopSplit`].
+    SplitScales,
+    /// `wgsl/fused_coop.wgsl` on f32 tensors with f16 fragments (`wgsl/coop_split_f32.wgsl`),
+    /// reading [`KernelEntry::SplitScales`]' maxima.
+    FusedCoopSplit,
     /// The decode kernel's split pass, `wgsl/vector.wgsl`.
     Vector,
     /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
@@ -70,6 +80,8 @@ impl KernelEntry {
             KernelEntry::UnfusedPv => "unfused_pv",
             KernelEntry::Fused => "fused",
             KernelEntry::FusedCoop => "fused_coop",
+            KernelEntry::SplitScales => "split_scales",
+            KernelEntry::FusedCoopSplit => "fused_coop_split",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
         }
@@ -81,7 +93,8 @@ impl KernelEntry {
             KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
             KernelEntry::UnfusedPv => UNFUSED_PV,
             KernelEntry::Fused => FUSED,
-            KernelEntry::FusedCoop => FUSED_COOP,
+            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => FUSED_COOP,
+            KernelEntry::SplitScales => SPLIT_SCALES,
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
         }
@@ -89,7 +102,10 @@ impl KernelEntry {
 
     fn uses_mask(self) -> bool {
         // The reduce pass applies no mask but uses mask.wgsl's constants.
-        !matches!(self, KernelEntry::UnfusedScores | KernelEntry::UnfusedPv)
+        !matches!(
+            self,
+            KernelEntry::UnfusedScores | KernelEntry::UnfusedPv | KernelEntry::SplitScales
+        )
     }
 
     /// The binding slots the kernel declares, with their access.
@@ -120,6 +136,22 @@ impl KernelEntry {
                 (slot::V, Read),
                 (slot::OUT, ReadWrite),
                 (slot::MASK, Read),
+            ],
+            KernelEntry::SplitScales => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::SCRATCH, ReadWrite),
+            ],
+            KernelEntry::FusedCoopSplit => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
+                (slot::SCRATCH, Read),
             ],
             KernelEntry::Vector => &[
                 (slot::PARAMS, Uniform),
@@ -156,6 +188,9 @@ pub struct CoopHeader {
     /// K and V are staged in 16-byte words fetched a tile ahead (every offset and stride of
     /// K and V a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
+    /// f32 tensors on f16 fragments, each value as a hi and a lo part
+    /// (`wgsl/coop_split_f32.wgsl`; needs `word_staging`).
+    pub split: bool,
 }
 
 /// The generated header: directives first, then the aliases and constants the kernels are
@@ -172,7 +207,7 @@ pub(crate) fn header(dtype: DType, stage: DType, coop: Option<CoopHeader>) -> St
     src.push_str(&format!("alias elem = {};\n", dtype.wgsl()));
     src.push_str(&format!("alias stage = {};\n", stage.wgsl()));
     if let Some(c) = coop {
-        let (f, e) = (c.frag, dtype.wgsl());
+        let (f, e) = (c.frag, stage.wgsl());
         src.push_str(&format!(
             "const FRAG: u32 = {f}u;\nconst Q_FRAGS: u32 = {}u;\nconst O_FRAGS: u32 = {}u;\n\
              alias frag_a = coop_mat{f}x{f}<{e}, A>;\nalias frag_b = coop_mat{f}x{f}<{e}, B>;\n\
@@ -225,11 +260,17 @@ impl ShaderVariant {
             } else {
                 COOP_Q_DIRECT
             });
+            src.push_str(if c.split {
+                COOP_SPLIT_F32
+            } else {
+                COOP_SPLIT_NONE
+            });
             if c.word_staging {
                 src.push_str(COOP_STAGE_VEC);
-                src.push_str(match self.dtype {
-                    DType::F16 => COOP_WORD_F16,
-                    DType::F32 => COOP_WORD_F32,
+                src.push_str(match (self.dtype, c.split) {
+                    (_, true) => COOP_WORD_SPLIT,
+                    (DType::F16, false) => COOP_WORD_F16,
+                    (DType::F32, false) => COOP_WORD_F32,
                 });
             } else {
                 src.push_str(COOP_STAGE_SCALAR);

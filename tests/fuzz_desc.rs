@@ -631,11 +631,16 @@ fn check_plan(
             {
                 return Err(fail(format!("cooperative for {options:?}: {}", ctx())));
             }
-            let listed = caps
-                .cooperative_matrix
-                .iter()
-                .any(|c| c.m_size == t.frag && c.n_size == t.frag && c.k_size == t.frag);
+            // The fragments' inputs: the tensors' dtype, or f16 for split f32 tensors.
+            let ab = match (desc.dtype, t.split) {
+                (DType::F32, false) => wgpu::CooperativeScalarType::F32,
+                _ => wgpu::CooperativeScalarType::F16,
+            };
+            let listed = caps.cooperative_matrix.iter().any(|c| {
+                c.m_size == t.frag && c.n_size == t.frag && c.k_size == t.frag && c.ab_type == ab
+            });
             if !listed
+                || (t.split && (desc.dtype != DType::F32 || !t.word_staging || !caps.shader_f16))
                 || !desc.head_dim.is_multiple_of(t.frag)
                 || !desc.v_head_dim.is_multiple_of(t.frag)
                 || t.workgroup_bytes > caps.max_workgroup_storage_bytes
@@ -645,7 +650,17 @@ fn check_plan(
             {
                 return Err(fail(format!("cooperative tiles {t:?}: {}", ctx())));
             }
-            let g = p.dispatches()[0].workgroups;
+            // Split: the maxima pass first, one workgroup per chunk of each (tensor, batch,
+            // head), and scratch for its maxima.
+            let slots = desc.batch * (desc.q_heads + 2 * desc.kv_heads);
+            let passes = p.dispatches().len();
+            if passes != 1 + t.split as usize
+                || (t.split && p.dispatches()[0].workgroups[1] != slots)
+                || (t.split != (p.scratch_bytes() > 0))
+            {
+                return Err(fail(format!("cooperative passes: {}", ctx())));
+            }
+            let g = p.dispatches()[passes - 1].workgroups;
             if (g[0] as u64) * (t.block_q as u64) < desc.q_len as u64
                 || g[1] != desc.q_heads
                 || g[2] != desc.batch

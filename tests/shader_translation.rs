@@ -261,13 +261,43 @@ fn cooperative_variants_are_planned_where_listed_and_only_there() {
         kernel(&Capabilities::lavapipe(), &desc),
         Kernel::Fused(_)
     ));
-    // f32 inputs: Apple lists 8x8 f32, the H200 lists no f32 inputs.
+    // f32 inputs: Apple lists 8x8 f32 (fragments of the tensors' type); the H200 lists no f32
+    // inputs, so f32 goes split onto its f16 fragments, and without SHADER_F16 to the portable
+    // kernel.
     let f32_desc = desc.clone().with_dtype(DType::F32);
     assert!(
-        matches!(kernel(&Capabilities::apple_m_series(), &f32_desc), Kernel::FusedCoop(t) if t.frag == 8)
+        matches!(kernel(&Capabilities::apple_m_series(), &f32_desc), Kernel::FusedCoop(t) if t.frag == 8 && !t.split)
+    );
+    let split = plan(
+        &Capabilities::nvidia_vulkan(),
+        &f32_desc,
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        matches!(split.kernel(), Kernel::FusedCoop(t) if t.frag == 16 && t.split),
+        "{split}"
+    );
+    assert!(split.to_string().contains("split=f16x3"), "{split}");
+    // The maxima pass first, then the kernel, and scratch for the maxima: 32 + 2 * 32 heads, 16
+    // partial maxima each, 4 bytes.
+    let entries: Vec<&str> = split
+        .dispatches()
+        .iter()
+        .map(|d| d.variant.entry.name())
+        .collect();
+    assert_eq!(entries, ["split_scales", "fused_coop_split"]);
+    assert_eq!(split.scratch_bytes(), 96 * 16 * 4);
+    let mut no_f16 = Capabilities::nvidia_vulkan();
+    no_f16.shader_f16 = false;
+    assert!(matches!(kernel(&no_f16, &f32_desc), Kernel::Fused(_)));
+    // K starting 2 elements into its buffer cannot be staged in 16-byte words: portable.
+    let odd_stride = f32_desc.clone().with_layout(
+        wgpu_sdpa::Tensor::K,
+        wgpu_sdpa::TensorLayout::bhld(32, 1024, 64).with_offset(2),
     );
     assert!(matches!(
-        kernel(&Capabilities::nvidia_vulkan(), &f32_desc),
+        kernel(&Capabilities::nvidia_vulkan(), &odd_stride),
         Kernel::Fused(_)
     ));
     // A fake NVIDIA-like adapter that lists only 16x8 shapes (not expressible) or f16
@@ -292,7 +322,8 @@ fn cooperative_variants_are_planned_where_listed_and_only_there() {
     for (profile, caps) in Capabilities::profiles() {
         for (label, (variant, why)) in planned_variants(&caps) {
             let Some(c) = variant.coop else { continue };
-            let ab = match variant.dtype {
+            // The fragments' input type is the staged one (f16 for split f32 tensors).
+            let ab = match variant.stage {
                 DType::F16 => wgpu::CooperativeScalarType::F16,
                 DType::F32 => wgpu::CooperativeScalarType::F32,
             };

@@ -3,8 +3,15 @@
 // VK_KHR_cooperative_matrix, simdgroup matrices on Apple), the softmax in f32 on workgroup memory.
 //
 // The generated header defines FRAG (the fragment size, 16 or 8), the fragment types frag_a,
-// frag_b, frag_c (inputs in `elem`, accumulators in f32), Q_FRAGS = HEAD_DIM / FRAG and
+// frag_b, frag_c (inputs in `stage`, accumulators in f32), Q_FRAGS = HEAD_DIM / FRAG and
 // O_FRAGS = V_HEAD_DIM / FRAG. The planner uses only a configuration the adapter lists.
+// Tensors are `elem`; fragments and the tiles they load are `stage`: the same type, or f32
+// tensors on f16 fragments ("split", wgsl/coop_split_f32.wgsl, SPLIT = 1): each f32 value, times
+// a power of two per head that takes the head's largest magnitude to [2^14, 2^15), is staged as
+// hi = f16(x) and lo = f16(x - hi) (22 significant bits of 24), and each product takes three
+// fragment products, a_hi b_hi + a_hi b_lo + a_lo b_hi, accumulated in f32 (the dropped
+// a_lo b_lo is 2^-22 of the product). The scale comes back out of the scores and the output
+// exactly. wgsl/coop_split_none.wgsl is the plain kernel's SPLIT = 0 (all factors 1).
 //
 // Each subgroup ("warp", SG invocations) owns FRAG query rows of the block: its Q fragments and
 // its O accumulators stay in registers for the whole kernel, as up to 8 named fragments each
@@ -35,6 +42,7 @@ override SG: u32 = 32u;        // subgroup size
 override WG: u32 = 128u;       // BQ / FRAG * SG
 override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
 override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
+override KV_LO: u32 = 0u;      // split: elements from a staged hi element of K or V to its lo part
 
 override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
 override PIPE: u32 = 1u;       // 1: tiles software-pipelined (BK / FRAG <= 4), else one at a time
@@ -50,11 +58,12 @@ override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes o
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 
 // K tile [key][dim] then V tile [key][dim], padded rows; Q is staged here at the start.
-var<workgroup> kv_s: array<elem, KV_ELEMS>;
+// Split: the lo parts follow at KV_LO.
+var<workgroup> kv_s: array<stage, KV_ELEMS>;
 // Scores, f32, [row][key] (each subgroup's FRAG rows also serve as its scratch for O).
 var<workgroup> s_s: array<f32, BQ * (BK + 4u)>;
-// Probabilities in the fragments' input type, [row][key].
-var<workgroup> p_s: array<elem, BQ * (BK + PAD)>;
+// Probabilities in the fragments' input type, [row][key]; split: the lo parts follow.
+var<workgroup> p_s: array<stage, BQ * (BK + PAD) * (1u + SPLIT)>;
 // Set when some row's max rose past the threshold in this tile. Both are 16 bytes, like every
 // other workgroup array here: the driver places workgroup variables in an order of its own, and
 // a 4-byte variable ahead of a tile left the tile 8 bytes off the 16-byte alignment fragment
@@ -62,6 +71,18 @@ var<workgroup> p_s: array<elem, BQ * (BK + PAD)>;
 // same loads from an aligned array, in `sdpa info`'s probe, were exact).
 var<workgroup> rescale_any: array<atomic<u32>, 4>;
 var<workgroup> rescale_flag: vec4<u32>;
+
+// Per (batch, head) factors (wgsl/coop_split_*.wgsl: all 1 unless split): Q, K and V are multiplied
+// by q, k and v while staged, the raw products by `unscale` = 1 / (q k), P by `p` (2^6: keeps its lo
+// parts clear of f16 subnormals, P <= 2^(RESCALE_LOG2 + 6) = 2^14), the output by `out` = 1 / (p v).
+struct Factors {
+    q: f32,
+    k: f32,
+    v: f32,
+    unscale: f32,
+    p: f32,
+    out: f32,
+}
 
 // The score of one (row, key) pair, or EXCLUDED for the padding past q_len / kv_len.
 fn score(qk: f32, b: u32, h: u32, qi: u32, kj: u32) -> f32 {
@@ -95,18 +116,44 @@ fn load_q(row0: u32, dd: u32) -> frag_a {
     return coopLoadT<frag_a>(&kv_s[at], qs);
 }
 
-// acc + Q fragment `dd` times the K^T fragment of head dims dd and keys from `key0`.
-fn qk(acc: frag_c, qf: frag_a, key0: u32, dd: u32) -> frag_c {
+// acc + Q fragment `dd` times the K^T fragment of head dims dd and keys from `key0` (K's lo
+// parts when `lo`).
+fn qk(acc: frag_c, qf: frag_a, key0: u32, dd: u32, lo: u32) -> frag_c {
     let ks = HEAD_DIM + PAD;
-    let at = key0 * ks + dd * FRAG;
+    let at = lo + key0 * ks + dd * FRAG;
     return coopMultiplyAdd(qf, coopLoad<frag_b>(&kv_s[at], ks), acc);
 }
 
-// o + P fragment times the V fragment of keys from `key0` and value dims of fragment `n`.
-fn pv(o: frag_c, pf: frag_a, key0: u32, n: u32) -> frag_c {
+// o + P fragment times the V fragment of keys from `key0` and value dims of fragment `n` (V's
+// lo parts from offset `lo`).
+fn pv1(o: frag_c, pf: frag_a, key0: u32, n: u32, lo: u32) -> frag_c {
     let vs = V_HEAD_DIM + PAD;
-    let at = BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
+    let at = lo + BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
     return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at], vs), o);
+}
+
+// o + P V for one P fragment (hi part `ph`, lo part `pl`) and V fragment `n`: split, the small
+// products first.
+fn pv(o: frag_c, ph: frag_a, pl: frag_a, key0: u32, n: u32) -> frag_c {
+    if (SPLIT == 1u) {
+        return pv1(pv1(pv1(o, pl, key0, n, 0u), ph, key0, n, KV_LO), ph, key0, n, 0u);
+    }
+    return pv1(o, ph, key0, n, 0u);
+}
+
+// Four values in `stage`; split, their hi (`part` 0) or lo (1) parts. hi keeps the 11 leading
+// significant bits (f16's) by masking the f32 bits, so hi is exact in f16 and x - hi is exact in
+// f32; lo = f16(x - hi). (On the H200, hi = f16(x), lo = f16(x - f32(hi)) came out with an
+// f16-sized error in the check matrix: lo was lost, as if the round trip had been folded away.)
+fn split_part(x: vec4<f32>, part: u32) -> vec4<stage> {
+    if (SPLIT == 0u) {
+        return vec4<stage>(x);
+    }
+    let hi = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x) & vec4<u32>(0xffffe000u));
+    if (part == 0u) {
+        return vec4<stage>(hi);
+    }
+    return vec4<stage>(x - hi);
 }
 
 // Four consecutive scores of one row from s_s.
@@ -128,13 +175,23 @@ fn max4(x: vec4<f32>) -> f32 {
     return max(max(x.x, x.y), max(x.z, x.w));
 }
 
-// P = exp2(x - m) for four keys from `at` in p_s; returns their sum.
-fn store_p4(x: vec4<f32>, m: f32, at: u32) -> f32 {
+// P = exp2(x - m) for four keys from `at` in p_s (split: times `pmul`, hi and lo parts); returns
+// their sum (without `pmul`).
+fn store_p4(x: vec4<f32>, m: f32, at: u32, pmul: f32) -> f32 {
     let e = exp2(x - vec4<f32>(m));
-    p_s[at] = elem(e.x);
-    p_s[at + 1u] = elem(e.y);
-    p_s[at + 2u] = elem(e.z);
-    p_s[at + 3u] = elem(e.w);
+    let hi = split_part(e * pmul, 0u);
+    p_s[at] = hi.x;
+    p_s[at + 1u] = hi.y;
+    p_s[at + 2u] = hi.z;
+    p_s[at + 3u] = hi.w;
+    if (SPLIT == 1u) {
+        let lo = split_part(e * pmul, 1u);
+        let lo_at = at + BQ * (BK + PAD);
+        p_s[lo_at] = lo.x;
+        p_s[lo_at + 1u] = lo.y;
+        p_s[lo_at + 2u] = lo.z;
+        p_s[lo_at + 3u] = lo.w;
+    }
     return e.x + e.y + e.z + e.w;
 }
 
@@ -177,8 +234,9 @@ fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_r
 // Line 9 for the tile from key kb: this lane's scores (row my_row, NCH chunks of 4 keys
 // interleaved with the other lanes of its row) read once from s_s into registers, scaled and
 // masked; the row max raised lazily (flagging a rescale in rescale_any); P = exp2(S - m) written to
-// p_s; the lane's partial sum updated. Returns the rescale factor alpha of the row's O.
-fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, m: ptr<function, f32>, l: ptr<function, f32>) -> f32 {
+// p_s; the lane's partial sum updated. Returns the rescale factor alpha of the row's O. `fac`:
+// the split's factors (unscale: of the raw products; p: of P).
+fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: Factors, m: ptr<function, f32>, l: ptr<function, f32>) -> f32 {
     let ss = BK + 4u;
     let ps = BK + PAD;
     let lpr = SG / FRAG;
@@ -204,7 +262,7 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, m: ptr
         && (MASK_KIND == 0u
             || (MASK_KIND == 1u && i32(kb + BK - 1u) <= i32(q0) + p.causal_shift));
     if (plain) {
-        let sc = vec4<f32>(p.scale_log2);
+        let sc = vec4<f32>(p.scale_log2 * fac.unscale);
         let fl = vec4<f32>(FLOOR);
         x0 = max(load4(srow + c0) * sc, fl);
         if (NCH > 1u) { x1 = max(load4(srow + c0 + step) * sc, fl); }
@@ -215,14 +273,14 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, m: ptr
         if (NCH > 6u) { x6 = max(load4(srow + c0 + 6u * step) * sc, fl); }
         if (NCH > 7u) { x7 = max(load4(srow + c0 + 7u * step) * sc, fl); }
     } else {
-        x0 = score4(load4(srow + c0), b, h, qi, kb + c0);
-        if (NCH > 1u) { x1 = score4(load4(srow + c0 + step), b, h, qi, kb + c0 + step); }
-        if (NCH > 2u) { x2 = score4(load4(srow + c0 + 2u * step), b, h, qi, kb + c0 + 2u * step); }
-        if (NCH > 3u) { x3 = score4(load4(srow + c0 + 3u * step), b, h, qi, kb + c0 + 3u * step); }
-        if (NCH > 4u) { x4 = score4(load4(srow + c0 + 4u * step), b, h, qi, kb + c0 + 4u * step); }
-        if (NCH > 5u) { x5 = score4(load4(srow + c0 + 5u * step), b, h, qi, kb + c0 + 5u * step); }
-        if (NCH > 6u) { x6 = score4(load4(srow + c0 + 6u * step), b, h, qi, kb + c0 + 6u * step); }
-        if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step), b, h, qi, kb + c0 + 7u * step); }
+        x0 = score4(load4(srow + c0) * fac.unscale, b, h, qi, kb + c0);
+        if (NCH > 1u) { x1 = score4(load4(srow + c0 + step) * fac.unscale, b, h, qi, kb + c0 + step); }
+        if (NCH > 2u) { x2 = score4(load4(srow + c0 + 2u * step) * fac.unscale, b, h, qi, kb + c0 + 2u * step); }
+        if (NCH > 3u) { x3 = score4(load4(srow + c0 + 3u * step) * fac.unscale, b, h, qi, kb + c0 + 3u * step); }
+        if (NCH > 4u) { x4 = score4(load4(srow + c0 + 4u * step) * fac.unscale, b, h, qi, kb + c0 + 4u * step); }
+        if (NCH > 5u) { x5 = score4(load4(srow + c0 + 5u * step) * fac.unscale, b, h, qi, kb + c0 + 5u * step); }
+        if (NCH > 6u) { x6 = score4(load4(srow + c0 + 6u * step) * fac.unscale, b, h, qi, kb + c0 + 6u * step); }
+        if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step) * fac.unscale, b, h, qi, kb + c0 + 7u * step); }
     }
     let mx = max(max(max(x0, x1), max(x2, x3)), max(max(x4, x5), max(x6, x7)));
     let m_tile = row_lanes_max(max(FLOOR, max4(mx)));
@@ -234,28 +292,39 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, m: ptr
         }
     }
     *l *= alpha;
-    *l += store_p4(x0, *m, prow + c0);
-    if (NCH > 1u) { *l += store_p4(x1, *m, prow + c0 + step); }
-    if (NCH > 2u) { *l += store_p4(x2, *m, prow + c0 + 2u * step); }
-    if (NCH > 3u) { *l += store_p4(x3, *m, prow + c0 + 3u * step); }
-    if (NCH > 4u) { *l += store_p4(x4, *m, prow + c0 + 4u * step); }
-    if (NCH > 5u) { *l += store_p4(x5, *m, prow + c0 + 5u * step); }
-    if (NCH > 6u) { *l += store_p4(x6, *m, prow + c0 + 6u * step); }
-    if (NCH > 7u) { *l += store_p4(x7, *m, prow + c0 + 7u * step); }
+    *l += store_p4(x0, *m, prow + c0, fac.p);
+    if (NCH > 1u) { *l += store_p4(x1, *m, prow + c0 + step, fac.p); }
+    if (NCH > 2u) { *l += store_p4(x2, *m, prow + c0 + 2u * step, fac.p); }
+    if (NCH > 3u) { *l += store_p4(x3, *m, prow + c0 + 3u * step, fac.p); }
+    if (NCH > 4u) { *l += store_p4(x4, *m, prow + c0 + 4u * step, fac.p); }
+    if (NCH > 5u) { *l += store_p4(x5, *m, prow + c0 + 5u * step, fac.p); }
+    if (NCH > 6u) { *l += store_p4(x6, *m, prow + c0 + 6u * step, fac.p); }
+    if (NCH > 7u) { *l += store_p4(x7, *m, prow + c0 + 7u * step, fac.p); }
     return alpha;
 }
 
-// S fragment of keys key0.. for the subgroup's rows: Q (qf0..) times the K^T fragments in kv_s.
-fn s_frag(qf0: frag_a, qf1: frag_a, qf2: frag_a, qf3: frag_a, qf4: frag_a, qf5: frag_a, qf6: frag_a, qf7: frag_a, zero: frag_c, key0: u32) -> frag_c {
-    var acc = qk(zero, qf0, key0, 0u);
-    if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
-    if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
-    if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
-    if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
-    if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
-    if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
-    if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+// acc + Q (qf0..) times the K^T fragments of keys key0.. in kv_s (K's lo parts when `lo`).
+fn s_part(qf0: frag_a, qf1: frag_a, qf2: frag_a, qf3: frag_a, qf4: frag_a, qf5: frag_a, qf6: frag_a, qf7: frag_a, init: frag_c, key0: u32, lo: u32) -> frag_c {
+    var acc = qk(init, qf0, key0, 0u, lo);
+    if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u, lo); }
+    if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u, lo); }
+    if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u, lo); }
+    if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u, lo); }
+    if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u, lo); }
+    if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u, lo); }
+    if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u, lo); }
     return acc;
+}
+
+// S fragment of keys key0.. for the subgroup's rows: Q (hi parts qh0.., split: lo parts ql0..)
+// times the K^T fragments in kv_s; split, the small products first.
+fn s_frag(qh0: frag_a, qh1: frag_a, qh2: frag_a, qh3: frag_a, qh4: frag_a, qh5: frag_a, qh6: frag_a, qh7: frag_a, ql0: frag_a, ql1: frag_a, ql2: frag_a, ql3: frag_a, ql4: frag_a, ql5: frag_a, ql6: frag_a, ql7: frag_a, zero: frag_c, key0: u32) -> frag_c {
+    if (SPLIT == 1u) {
+        let a = s_part(ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, key0, 0u);
+        let c = s_part(qh0, qh1, qh2, qh3, qh4, qh5, qh6, qh7, a, key0, KV_LO);
+        return s_part(qh0, qh1, qh2, qh3, qh4, qh5, qh6, qh7, c, key0, 0u);
+    }
+    return s_part(qh0, qh1, qh2, qh3, qh4, qh5, qh6, qh7, zero, key0, 0u);
 }
 
 @compute @workgroup_size(WG)
@@ -285,6 +354,7 @@ fn main(
     let q_head = row_base(p.q, b, h, 0u);
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
+    let fac = head_factors(b, h, kv_head);
     let qs = HEAD_DIM + PAD;
     let ss = BK + 4u;
     let ps = BK + PAD;
@@ -302,7 +372,8 @@ fn main(
     let zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
     // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments, in
     // Q_PARTS parts of BQ / Q_PARTS rows when the whole block does not fit (gather_q, from
-    // wgsl/coop_q_*.wgsl, keeps each subgroup's own part).
+    // wgsl/coop_q_*.wgsl, keeps each subgroup's own part); split, the hi parts into qf0.., then
+    // the lo parts into ql0...
     let part_rows = BQ / Q_PARTS;
     let my_part = row0 / part_rows;
     let local_row = row0 % part_rows;
@@ -314,33 +385,55 @@ fn main(
     var qf5 = qf0;
     var qf6 = qf0;
     var qf7 = qf0;
-    for (var part = 0u; part < Q_PARTS; part++) {
-        workgroupBarrier(); // the previous part's fragment loads are done
-        for (var e = t; e < part_rows * HEAD_DIM / 4u; e += WG) {
-            let r = e / (HEAD_DIM / 4u);
-            let d = (e % (HEAD_DIM / 4u)) * 4u;
-            let row = q0 + part * part_rows + r;
-            var x = vec4<elem>();
-            if (row < p.q_len) {
-                let at = q_head + row * p.q.w + d;
-                x = vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]);
+    var ql0 = qf0;
+    var ql1 = qf0;
+    var ql2 = qf0;
+    var ql3 = qf0;
+    var ql4 = qf0;
+    var ql5 = qf0;
+    var ql6 = qf0;
+    var ql7 = qf0;
+    for (var half = 0u; half <= SPLIT; half++) {
+        for (var part = 0u; part < Q_PARTS; part++) {
+            workgroupBarrier(); // the previous part's fragment loads are done
+            for (var e = t; e < part_rows * HEAD_DIM / 4u; e += WG) {
+                let r = e / (HEAD_DIM / 4u);
+                let d = (e % (HEAD_DIM / 4u)) * 4u;
+                let row = q0 + part * part_rows + r;
+                var x = vec4<f32>();
+                if (row < p.q_len) {
+                    let at = q_head + row * p.q.w + d;
+                    x = vec4<f32>(vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u])) * fac.q;
+                }
+                let y = split_part(x, half);
+                let to = r * qs + d;
+                kv_s[to] = y.x;
+                kv_s[to + 1u] = y.y;
+                kv_s[to + 2u] = y.z;
+                kv_s[to + 3u] = y.w;
             }
-            let to = r * qs + d;
-            kv_s[to] = x.x;
-            kv_s[to + 1u] = x.y;
-            kv_s[to + 2u] = x.z;
-            kv_s[to + 3u] = x.w;
+            workgroupBarrier();
+            let mine = my_part == part;
+            if (half == 0u) {
+                gather_q(&qf0, local_row, 0u, part, mine);
+                if (Q_FRAGS > 1u) { gather_q(&qf1, local_row, 1u, part, mine); }
+                if (Q_FRAGS > 2u) { gather_q(&qf2, local_row, 2u, part, mine); }
+                if (Q_FRAGS > 3u) { gather_q(&qf3, local_row, 3u, part, mine); }
+                if (Q_FRAGS > 4u) { gather_q(&qf4, local_row, 4u, part, mine); }
+                if (Q_FRAGS > 5u) { gather_q(&qf5, local_row, 5u, part, mine); }
+                if (Q_FRAGS > 6u) { gather_q(&qf6, local_row, 6u, part, mine); }
+                if (Q_FRAGS > 7u) { gather_q(&qf7, local_row, 7u, part, mine); }
+            } else {
+                gather_q(&ql0, local_row, 0u, part, mine);
+                if (Q_FRAGS > 1u) { gather_q(&ql1, local_row, 1u, part, mine); }
+                if (Q_FRAGS > 2u) { gather_q(&ql2, local_row, 2u, part, mine); }
+                if (Q_FRAGS > 3u) { gather_q(&ql3, local_row, 3u, part, mine); }
+                if (Q_FRAGS > 4u) { gather_q(&ql4, local_row, 4u, part, mine); }
+                if (Q_FRAGS > 5u) { gather_q(&ql5, local_row, 5u, part, mine); }
+                if (Q_FRAGS > 6u) { gather_q(&ql6, local_row, 6u, part, mine); }
+                if (Q_FRAGS > 7u) { gather_q(&ql7, local_row, 7u, part, mine); }
+            }
         }
-        workgroupBarrier();
-        let mine = my_part == part;
-        gather_q(&qf0, local_row, 0u, part, mine);
-        if (Q_FRAGS > 1u) { gather_q(&qf1, local_row, 1u, part, mine); }
-        if (Q_FRAGS > 2u) { gather_q(&qf2, local_row, 2u, part, mine); }
-        if (Q_FRAGS > 3u) { gather_q(&qf3, local_row, 3u, part, mine); }
-        if (Q_FRAGS > 4u) { gather_q(&qf4, local_row, 4u, part, mine); }
-        if (Q_FRAGS > 5u) { gather_q(&qf5, local_row, 5u, part, mine); }
-        if (Q_FRAGS > 6u) { gather_q(&qf6, local_row, 6u, part, mine); }
-        if (Q_FRAGS > 7u) { gather_q(&qf7, local_row, 7u, part, mine); }
     }
 
     // Line 5: the max in use, this lane's partial row sum, O fragments.
@@ -379,13 +472,13 @@ fn main(
         fetch_part(&regs, BK, k_head, v_head, t, true);
         fetch_part(&regs, BK, k_head, v_head, t, false);
         workgroupBarrier();
-        let s0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 0u);
+        let s0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 0u);
         var s1 = zero;
         var s2 = zero;
         var s3 = zero;
-        if (BK / FRAG > 1u) { s1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, FRAG); }
-        if (BK / FRAG > 2u) { s2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 2u * FRAG); }
-        if (BK / FRAG > 3u) { s3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 3u * FRAG); }
+        if (BK / FRAG > 1u) { s1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, FRAG); }
+        if (BK / FRAG > 2u) { s2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 2u * FRAG); }
+        if (BK / FRAG > 3u) { s3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 3u * FRAG); }
         let at0 = row0 * ss;
         coopStoreT(s0, &s_s[at0], ss);
         if (BK / FRAG > 1u) { let at = row0 * ss + FRAG; coopStoreT(s1, &s_s[at], ss); }
@@ -398,7 +491,7 @@ fn main(
                 put_part(&regs, kb + BK, k_head, v_head, t, true);
                 fetch_part(&regs, kb + 2u * BK, k_head, v_head, t, true);
             }
-            let alpha = softmax_tile(kb, b, h, q0, my_row, lane, &m_used, &l);
+            let alpha = softmax_tile(kb, b, h, q0, my_row, lane, fac, &m_used, &l);
             workgroupBarrier(); // P_i and K_{i+1} complete; S_i read
             if (t == 0u) {
                 rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
@@ -414,25 +507,30 @@ fn main(
                 if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
             }
             // S_{i+1} (on the last tile: a product nobody reads) and O += P_i V_i.
-            let n0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 0u);
+            let n0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 0u);
             var n1 = zero;
             var n2 = zero;
             var n3 = zero;
-            if (BK / FRAG > 1u) { n1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, FRAG); }
-            if (BK / FRAG > 2u) { n2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 2u * FRAG); }
-            if (BK / FRAG > 3u) { n3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, zero, 3u * FRAG); }
+            if (BK / FRAG > 1u) { n1 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, FRAG); }
+            if (BK / FRAG > 2u) { n2 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 2u * FRAG); }
+            if (BK / FRAG > 3u) { n3 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 3u * FRAG); }
             for (var j = 0u; j < BK / FRAG; j++) {
                 let key0 = j * FRAG;
                 let pa = row0 * ps + key0;
                 let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-                o0 = pv(o0, pf, key0, 0u);
-                if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
-                if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
-                if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
-                if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
-                if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
-                if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
-                if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+                var pl = pf;
+                if (SPLIT == 1u) {
+                    let pla = pa + BQ * (BK + PAD);
+                    pl = coopLoadT<frag_a>(&p_s[pla], ps);
+                }
+                o0 = pv(o0, pf, pl, key0, 0u);
+                if (O_FRAGS > 1u) { o1 = pv(o1, pf, pl, key0, 1u); }
+                if (O_FRAGS > 2u) { o2 = pv(o2, pf, pl, key0, 2u); }
+                if (O_FRAGS > 3u) { o3 = pv(o3, pf, pl, key0, 3u); }
+                if (O_FRAGS > 4u) { o4 = pv(o4, pf, pl, key0, 4u); }
+                if (O_FRAGS > 5u) { o5 = pv(o5, pf, pl, key0, 5u); }
+                if (O_FRAGS > 6u) { o6 = pv(o6, pf, pl, key0, 6u); }
+                if (O_FRAGS > 7u) { o7 = pv(o7, pf, pl, key0, 7u); }
             }
             let an = row0 * ss;
             coopStoreT(n0, &s_s[an], ss);
@@ -466,14 +564,7 @@ fn main(
             if ((ABLATE & 4u) == 0u) {
                 for (var j = 0u; j < BK / FRAG; j++) {
                     let key0 = j * FRAG;
-                    var acc = qk(zero, qf0, key0, 0u);
-                    if (Q_FRAGS > 1u) { acc = qk(acc, qf1, key0, 1u); }
-                    if (Q_FRAGS > 2u) { acc = qk(acc, qf2, key0, 2u); }
-                    if (Q_FRAGS > 3u) { acc = qk(acc, qf3, key0, 3u); }
-                    if (Q_FRAGS > 4u) { acc = qk(acc, qf4, key0, 4u); }
-                    if (Q_FRAGS > 5u) { acc = qk(acc, qf5, key0, 5u); }
-                    if (Q_FRAGS > 6u) { acc = qk(acc, qf6, key0, 6u); }
-                    if (Q_FRAGS > 7u) { acc = qk(acc, qf7, key0, 7u); }
+                    let acc = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, key0);
                     let at = row0 * ss + key0;
                     coopStoreT(acc, &s_s[at], ss);
                 }
@@ -482,7 +573,7 @@ fn main(
 
             var alpha = 1.0;
             if ((ABLATE & 2u) == 0u) {
-                alpha = softmax_tile(kb, b, h, q0, my_row, lane, &m_used, &l);
+                alpha = softmax_tile(kb, b, h, q0, my_row, lane, fac, &m_used, &l);
             }
             loop_barrier();
             if (t == 0u) {
@@ -506,14 +597,19 @@ fn main(
                     let key0 = j * FRAG;
                     let pa = row0 * ps + key0;
                     let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-                    o0 = pv(o0, pf, key0, 0u);
-                    if (O_FRAGS > 1u) { o1 = pv(o1, pf, key0, 1u); }
-                    if (O_FRAGS > 2u) { o2 = pv(o2, pf, key0, 2u); }
-                    if (O_FRAGS > 3u) { o3 = pv(o3, pf, key0, 3u); }
-                    if (O_FRAGS > 4u) { o4 = pv(o4, pf, key0, 4u); }
-                    if (O_FRAGS > 5u) { o5 = pv(o5, pf, key0, 5u); }
-                    if (O_FRAGS > 6u) { o6 = pv(o6, pf, key0, 6u); }
-                    if (O_FRAGS > 7u) { o7 = pv(o7, pf, key0, 7u); }
+                    var pl = pf;
+                    if (SPLIT == 1u) {
+                        let pla = pa + BQ * (BK + PAD);
+                        pl = coopLoadT<frag_a>(&p_s[pla], ps);
+                    }
+                    o0 = pv(o0, pf, pl, key0, 0u);
+                    if (O_FRAGS > 1u) { o1 = pv(o1, pf, pl, key0, 1u); }
+                    if (O_FRAGS > 2u) { o2 = pv(o2, pf, pl, key0, 2u); }
+                    if (O_FRAGS > 3u) { o3 = pv(o3, pf, pl, key0, 3u); }
+                    if (O_FRAGS > 4u) { o4 = pv(o4, pf, pl, key0, 4u); }
+                    if (O_FRAGS > 5u) { o5 = pv(o5, pf, pl, key0, 5u); }
+                    if (O_FRAGS > 6u) { o6 = pv(o6, pf, pl, key0, 6u); }
+                    if (O_FRAGS > 7u) { o7 = pv(o7, pf, pl, key0, 7u); }
                 }
             }
         }
@@ -521,7 +617,7 @@ fn main(
 
     // Line 12: divide by the row sums and store, one O fragment at a time through s_s.
     let l_row = row_lanes_sum(l);
-    let inv = select(1.0 / l_row, 0.0, l_row == 0.0);
+    let inv = select(1.0 / l_row, 0.0, l_row == 0.0) * fac.out;
     let out_row = q0 + my_row;
     let out_at = row_base(p.out, b, h, 0u) + out_row * p.out.w;
     store_o(o0, 0u, row0, my_row, lane, inv, out_row, out_at);

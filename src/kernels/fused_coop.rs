@@ -9,7 +9,13 @@
 //! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
 //! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers). `coop_aligned` (in
 //! `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the WGSL, 2 drops the `Aligned`
-//! operands from ours.
+//! operands from ours. `coop_split=0` keeps f32 off f16 fragments.
+//!
+//! f32 tensors where the adapter lists f16 inputs but no f32 ones (NVIDIA's tensor cores) run
+//! "split": a first pass (`wgsl/split_scales.wgsl`) finds each head's largest magnitudes, and the
+//! kernel stages every value, times a power of two per head, as an f16 hi part and an f16 lo part
+//! and takes three fragment products for each one of the plain kernel (`wgsl/fused_coop.wgsl`'s
+//! header has the numerics: 22 of f32's 24 significant bits, f32 accumulation).
 
 use wgpu::CooperativeScalarType;
 
@@ -53,7 +59,26 @@ pub struct CoopTiles {
     /// K and V are staged in 16-byte words fetched one tile ahead (every offset and stride of K
     /// and V is a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
+    /// f32 tensors on f16 fragments, as hi and lo parts (see the module docs).
+    pub split: bool,
 }
+
+/// Query x key positions from which the planner takes the split for f32 on its own (a forced
+/// cooperative kernel takes it at any length). H200, 32 heads, ms split / portable: L = 256 d64
+/// 0.037 / 0.038, d128 0.070 / 0.062; L = 512 d64 0.088 / 0.097, d128 0.118 / 0.181; L = 128
+/// d128 0.041 / 0.025.
+pub const SPLIT_MIN_POSITIONS: u64 = 512 * 512;
+
+/// Whether `desc` is too short for the split to pay (see [`SPLIT_MIN_POSITIONS`]).
+pub fn split_too_short(desc: &AttentionDesc) -> bool {
+    (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
+}
+
+/// Partial maxima per (tensor, batch, head) the split's first pass writes (`CHUNKS`).
+const SPLIT_CHUNKS: u32 = 16;
+
+/// Threads per workgroup of the split's first pass.
+const SPLIT_SCALES_THREADS: u32 = 256;
 
 /// The listed configuration for `dtype` inputs with f32 accumulators: the fragment size, 16
 /// preferred over 8 (wgpu 30 expresses square fragments only).
@@ -73,10 +98,34 @@ pub fn listed_fragment(caps: &Capabilities, dtype: DType) -> Option<u32> {
     })
 }
 
+/// The fragment configuration for `dtype` tensors, `(fragment size, split)`: the dtype's own
+/// listing first; f32 tensors where only f16 inputs are listed go split onto f16 fragments
+/// (needs `SHADER_F16`; knob `coop_split=0` turns it off).
+pub fn fragment_for(caps: &Capabilities, dtype: DType) -> Option<(u32, bool)> {
+    if let Some(frag) = listed_fragment(caps, dtype) {
+        return Some((frag, false));
+    }
+    if dtype == DType::F32 && caps.shader_f16 && crate::tune::knob("coop_split") != Some(0) {
+        return listed_fragment(caps, DType::F16).map(|frag| (frag, true));
+    }
+    None
+}
+
 /// Workgroup memory of the kernel's arrays, bytes (must match `wgsl/fused_coop.wgsl`).
-fn workgroup_bytes(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32) -> u32 {
-    let elem = desc.dtype.size_bytes() as u32;
-    (kv_elements(desc, block_q, block_k, q_parts) + block_q * (block_k + PAD)) * elem
+fn workgroup_bytes(
+    desc: &AttentionDesc,
+    block_q: u32,
+    block_k: u32,
+    q_parts: u32,
+    split: bool,
+) -> u32 {
+    let stage = if split {
+        2
+    } else {
+        desc.dtype.size_bytes() as u32
+    };
+    let p_elements = block_q * (block_k + PAD) * (1 + split as u32);
+    (kv_elements(desc, block_q, block_k, q_parts, split) + p_elements) * stage
         + block_q * (block_k + 4) * 4
         + 32
 }
@@ -87,9 +136,14 @@ fn words_per_thread(desc: &AttentionDesc, block_k: u32, threads: u32) -> u32 {
     (block_k * (desc.head_dim + desc.v_head_dim) / per_word).div_ceil(threads)
 }
 
+/// Elements of one K tile and one V tile staged (split: their hi parts; the lo parts follow).
+fn tile_elements(desc: &AttentionDesc, block_k: u32) -> u32 {
+    block_k * (desc.head_dim + PAD) + block_k * (desc.v_head_dim + PAD)
+}
+
 /// Elements of the K/V staging array, which also stages Q (in `q_parts` parts) at the start.
-fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32) -> u32 {
-    (block_k * (desc.head_dim + PAD) + block_k * (desc.v_head_dim + PAD))
+fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32, split: bool) -> u32 {
+    (tile_elements(desc, block_k) * (1 + split as u32))
         .max(block_q / q_parts * (desc.head_dim + PAD))
 }
 
@@ -104,12 +158,20 @@ pub fn fit_tiles(
         path: "fused (cooperative matrix)".into(),
         reason,
     };
-    let frag = listed_fragment(caps, desc.dtype).ok_or_else(|| {
+    let (frag, split) = fragment_for(caps, desc.dtype).ok_or_else(|| {
         unavailable(format!(
             "the adapter lists no square cooperative-matrix configuration with {} inputs and f32 accumulators",
             desc.dtype
         ))
     })?;
+    let words = kv_in_16_byte_words(desc) && crate::tune::knob("coop_words") != Some(0);
+    if split && !words {
+        return Err(unavailable(
+            "f32 on f16 fragments stages K and V in 16-byte words: every offset and stride of K \
+             and V must be a multiple of 4 elements"
+                .into(),
+        ));
+    }
     let subgroup = caps.subgroup_min_size;
     if !caps.subgroups
         || subgroup == 0
@@ -146,6 +208,13 @@ pub fn fit_tiles(
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
         // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
         // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
+        // f32 split, H200, L = 4096 (BENCHMARKS.md): d64 64 x 16 2.85 ms (64 x 32 3.32, 128 x 16
+        // 3.12), d80 64 x 16 3.97 (128 x 16 4.40), d128 128 x 16 4.60 (64 x 16 7.04; 64 x 32
+        // does not fit).
+        None if split && desc.head_dim <= 80 && desc.v_head_dim <= 80 => {
+            vec![(4, 16), (8, 16), (2, 16), (1, 16)]
+        }
+        None if split => vec![(8, 16), (4, 16), (2, 16), (1, 16)],
         None => {
             let mut list = vec![
                 (8, 32),
@@ -188,8 +257,9 @@ pub fn fit_tiles(
                 <= caps
                     .max_invocations_per_workgroup
                     .min(caps.max_workgroup_size_x)
-            && workgroup_bytes(desc, warps * frag, block_k, q_parts)
+            && workgroup_bytes(desc, warps * frag, block_k, q_parts, split)
                 <= caps.max_workgroup_storage_bytes
+            && (!split || words_per_thread(desc, block_k, warps * subgroup) <= 8)
     };
     // Unless tiles are forced: 8 or 4 subgroups with enough workgroups to spread over a GPU's
     // compute units when the query is long enough for that, else the first that fits (both
@@ -209,18 +279,17 @@ pub fn fit_tiles(
             .find(|c| fits(c))
         {
             let block_q = warps * frag;
-            let word_staging = kv_in_16_byte_words(desc)
-                && words_per_thread(desc, block_k, warps * subgroup) <= 8
-                && crate::tune::knob("coop_words") != Some(0);
+            let word_staging = words && words_per_thread(desc, block_k, warps * subgroup) <= 8;
             return Ok(CoopTiles {
                 word_staging,
+                split,
                 frag,
                 block_q,
                 block_k,
                 subgroup_size: subgroup,
                 q_parts,
                 workgroup_size: warps * subgroup,
-                workgroup_bytes: workgroup_bytes(desc, block_q, block_k, q_parts),
+                workgroup_bytes: workgroup_bytes(desc, block_q, block_k, q_parts, split),
             });
         }
     }
@@ -230,18 +299,28 @@ pub fn fit_tiles(
     )))
 }
 
-/// The one dispatch of the cooperative-matrix kernel with tiles `t`.
-pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<Vec<Dispatch>> {
+/// The dispatches of the cooperative-matrix kernel with tiles `t` (split: the maxima pass,
+/// then the kernel) and the bytes of scratch they need.
+pub fn plan(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    t: &CoopTiles,
+) -> Result<(Vec<Dispatch>, u64)> {
     let variant = ShaderVariant {
-        entry: KernelEntry::FusedCoop,
+        entry: if t.split {
+            KernelEntry::FusedCoopSplit
+        } else {
+            KernelEntry::FusedCoop
+        },
         dtype: desc.dtype,
-        stage: desc.dtype,
+        stage: if t.split { DType::F16 } else { desc.dtype },
         coop: Some(CoopHeader {
             frag: t.frag,
             q_frags: desc.head_dim / t.frag,
             o_frags: desc.v_head_dim / t.frag,
             q_parts: t.q_parts,
             word_staging: t.word_staging,
+            split: t.split,
         }),
         constants: vec![
             ("BQ", t.block_q),
@@ -250,7 +329,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("V_HEAD_DIM", desc.v_head_dim),
             (
                 "KV_ELEMS",
-                kv_elements(desc, t.block_q, t.block_k, t.q_parts),
+                kv_elements(desc, t.block_q, t.block_k, t.q_parts, t.split),
             ),
             ("Q_PARTS", t.q_parts),
             ("SG", t.subgroup_size),
@@ -260,11 +339,13 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
             // Pipelined tiles: H200, f16, L = 4096: d80 2.07 against 2.11 ms, d128 2.36 against
             // 2.41, but d64 2.00 against 1.49 (more live fragments than its best schedule has).
+            // Split f32: pipelined at every head dim (d64 2.85 against 3.21, d80 3.97 against
+            // 4.02, d128 4.60 against 5.42).
             (
                 "PIPE",
                 (t.block_k / t.frag <= 4
-                    && crate::tune::knob("coop_pipe").map_or(desc.head_dim > 64, |v| v == 1))
-                    as u32,
+                    && crate::tune::knob("coop_pipe")
+                        .map_or(t.split || desc.head_dim > 64, |v| v == 1)) as u32,
             ),
             (
                 "REVERSE",
@@ -279,7 +360,31 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &CoopTiles) -> Result<
             .constants
             .push(("NL", words_per_thread(desc, t.block_k, t.workgroup_size)));
     }
-    per_query_block(caps, desc, variant, t.block_q)
+    if !t.split {
+        return Ok((per_query_block(caps, desc, variant, t.block_q)?, 0));
+    }
+    variant.constants.extend([
+        ("KV_LO", tile_elements(desc, t.block_k)),
+        ("CHUNKS", SPLIT_CHUNKS),
+    ]);
+    let slots = desc.batch as u64 * (desc.q_heads as u64 + 2 * desc.kv_heads as u64);
+    let slots = u32::try_from(slots)
+        .map_err(|_| Error::limit("split maxima slots", slots, "u32", u32::MAX as u64))?;
+    let scales = Dispatch {
+        variant: ShaderVariant::new(
+            KernelEntry::SplitScales,
+            desc.dtype,
+            vec![("WG", SPLIT_SCALES_THREADS), ("CHUNKS", SPLIT_CHUNKS)],
+        ),
+        workgroups: [SPLIT_CHUNKS, slots, 1],
+        head_base: 0,
+        head_count: desc.batch * desc.q_heads,
+        splits: None,
+    };
+    crate::planner::check_grid(caps, scales.variant.entry.name(), scales.workgroups)?;
+    let mut dispatches = vec![scales];
+    dispatches.extend(per_query_block(caps, desc, variant, t.block_q)?);
+    Ok((dispatches, slots as u64 * SPLIT_CHUNKS as u64 * 4))
 }
 
 #[cfg(test)]
@@ -314,6 +419,107 @@ mod tests {
                 .q_parts,
             1
         );
+    }
+
+    #[test]
+    fn f32_goes_split_onto_f16_fragments_where_only_f16_is_listed() {
+        let nvidia = Capabilities::nvidia_vulkan();
+        assert_eq!(fragment_for(&nvidia, DType::F32), Some((16, true)));
+        assert_eq!(fragment_for(&nvidia, DType::F16), Some((16, false)));
+        assert_eq!(
+            fragment_for(&Capabilities::apple_m_series(), DType::F32),
+            Some((8, false))
+        );
+        let mut no_f16 = nvidia.clone();
+        no_f16.shader_f16 = false;
+        assert_eq!(fragment_for(&no_f16, DType::F32), None);
+        // The measured tiles (BENCHMARKS.md), each within the H200's 48 KiB.
+        for (d, block_q) in [(64, 64), (80, 64), (128, 128)] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d);
+            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            assert!(t.split && t.word_staging, "{t:?}");
+            assert_eq!((t.block_q, t.block_k), (block_q, 16), "d{d}: {t:?}");
+            assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
+            let (dispatches, scratch) = plan(&nvidia, &desc, &t).unwrap();
+            assert_eq!(dispatches.len(), 2);
+            assert_eq!(dispatches[0].workgroups, [SPLIT_CHUNKS, 96, 1]);
+            assert_eq!(scratch, 96 * SPLIT_CHUNKS as u64 * 4);
+        }
+        assert!(split_too_short(&AttentionDesc::new(
+            1, 32, 32, 256, 256, 64
+        )));
+        assert!(!split_too_short(&AttentionDesc::new(
+            1, 32, 32, 512, 512, 64
+        )));
+    }
+
+    /// `split_part` of wgsl/fused_coop.wgsl: hi keeps f16's 11 leading bits of the f32, lo is
+    /// the rest rounded to f16.
+    fn split(x: f32) -> (half::f16, half::f16) {
+        let hi = f32::from_bits(x.to_bits() & 0xffff_e000);
+        (half::f16::from_f32(hi), half::f16::from_f32(x - hi))
+    }
+
+    /// `exponent_for` of wgsl/coop_split_f32.wgsl: 2^e takes `m` into [2^14, 2^15).
+    fn exponent_for(m: f32) -> i32 {
+        if !(m > 0.0 && m.is_finite()) {
+            return 0;
+        }
+        (15 - (m.log2().floor() as i32 + 1)).min(60)
+    }
+
+    /// The split's numerics, emulated: per-vector power-of-two factors, hi and lo parts in f16,
+    /// the three products a_hi b_hi + a_hi b_lo + a_lo b_hi exact (as tensor cores form them)
+    /// and summed in f32, the factors taken out again. Against the exact dot product, over
+    /// values spanning 2^-20..2^20 and a wide range of per-head scales: within 2^-19 of the sum
+    /// of |a_i b_i| (f32 itself reaches about 2^-24 per step), where hi parts alone miss by
+    /// about 2^-12.
+    #[test]
+    fn split_products_keep_f32_accuracy() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut worst_split = 0f64;
+        let mut worst_hi = 0f64;
+        for trial in 0..400 {
+            let scale = 2f32.powi(rng.gen_range(-40..40));
+            let mut draw = || {
+                let mag = 2f32.powf(rng.gen_range(-20.0..20.0));
+                let sign = if rng.gen_bool(0.5) { -1.0 } else { 1.0 };
+                sign * mag * scale
+            };
+            let a: Vec<f32> = (0..128).map(|_| draw()).collect();
+            let b: Vec<f32> = (0..128).map(|_| draw()).collect();
+            let max = |v: &[f32]| v.iter().fold(0f32, |m, x| m.max(x.abs()));
+            let (ea, eb) = (exponent_for(max(&a)), exponent_for(max(&b)));
+            let (fa, fb) = (2f32.powi(ea), 2f32.powi(eb));
+            let (mut split_sum, mut hi_sum) = (0f32, 0f32);
+            for (&x, &y) in a.iter().zip(&b) {
+                let (xh, xl) = split(x * fa);
+                let (yh, yl) = split(y * fb);
+                let (xh, xl, yh, yl) = (xh.to_f64(), xl.to_f64(), yh.to_f64(), yl.to_f64());
+                split_sum += (xl * yh) as f32;
+                split_sum += (xh * yl) as f32;
+                split_sum += (xh * yh) as f32;
+                hi_sum += (xh * yh) as f32;
+            }
+            let unscale = 2f64.powi(-(ea + eb));
+            let exact: f64 = a.iter().zip(&b).map(|(&x, &y)| x as f64 * y as f64).sum();
+            let size: f64 = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| (x as f64 * y as f64).abs())
+                .sum();
+            let err = |s: f32| (s as f64 * unscale - exact).abs() / size;
+            worst_split = worst_split.max(err(split_sum));
+            worst_hi = worst_hi.max(err(hi_sum));
+            assert!(
+                err(split_sum) <= 2f64.powi(-19),
+                "trial {trial}: split error {:e} of the sum of |a_i b_i|",
+                err(split_sum)
+            );
+        }
+        println!("worst relative error: split {worst_split:e}, hi parts only {worst_hi:e}");
+        assert!(worst_hi > 2f64.powi(-14), "hi parts alone: {worst_hi:e}");
     }
 
     #[test]
