@@ -11,7 +11,8 @@
 //!   behaviour (README "Reliability");
 //! - scores of magnitude 1e4 from f16 inputs whose dot products pass f16's range (f32
 //!   accumulation, max-subtracted softmax);
-//! - kv_len 66,048 with an additive -1e4 mask on half the keys (MLX's long masked case).
+//! - kv_len 66,048 with an additive -1e4 mask on half the keys (MLX's long masked case);
+//! - f32 heads at magnitudes 2^-30 and 2^30 (the split cooperative kernel's per-head factors).
 
 mod common;
 
@@ -512,6 +513,67 @@ fn scores_of_magnitude_1e4_from_f16_inputs() {
             );
             assert_matches(&label, &desc, &out, &reference);
             println!("{label}: scores up to {max_score:.0}, |q·k| up to {max_dot:.0}: matches");
+        }
+    }
+}
+
+/// f32 tensors whose heads live at very different magnitudes (Q times 2^-30 with K times 2^30,
+/// and the reverse, V times 2^30 or 2^-30), with values inside each row spread over 2^-8..2^8:
+/// every kernel keeps f32's relative accuracy per head. This is what the cooperative kernel's
+/// split (f32 on f16 fragments, where the adapter lists only f16) scales per head for: f16
+/// alone holds neither 2^30 nor 2^-30, and its hi parts alone would miss by about 2^-10.
+#[test]
+fn f32_heads_far_from_one_in_magnitude() {
+    let Some(ctx) = ctx() else { return };
+    let (h, lk, d) = (3u32, 96u32, 64u32);
+    for choice in kernels(ctx, DType::F32) {
+        let lq = choice.q_len(48);
+        let label = format!("{} f32", choice.name);
+        let mut rng = Rng(99);
+        let mut spread = |n: u32, scale: f64| -> Vec<f64> {
+            (0..n)
+                .map(|_| {
+                    let sign = if rng.next() < 0.5 { -1.0 } else { 1.0 };
+                    sign * 2f64.powf(16.0 * rng.next() - 8.0) * scale
+                })
+                .collect()
+        };
+        // (Q, K, V) factors per head; Q K stays near 1 so the softmax is not one-hot.
+        let factors = [(-30, 30, 30), (30, -30, -30), (0, 0, 0)];
+        let (mut q, mut k, mut v) = (Vec::new(), Vec::new(), Vec::new());
+        for &(fq, fk, fv) in &factors {
+            q.extend(spread(lq * d, 2f64.powi(fq - 12)));
+            k.extend(spread(lk * d, 2f64.powi(fk)));
+            v.extend(spread(lk * d, 2f64.powi(fv)));
+        }
+        let desc = AttentionDesc::new(1, h, h, lq, lk, d).with_dtype(DType::F32);
+        let inputs = Inputs {
+            q: round(DType::F32, &q),
+            k: round(DType::F32, &k),
+            v: round(DType::F32, &v),
+            mask_bool: None,
+            mask_add: None,
+        };
+        let (out, reference) = run(ctx, &desc, &choice, &inputs);
+        for head in 0..h as usize {
+            let n = (lq * d) as usize;
+            let (o, r) = (&out[head * n..][..n], &reference[head * n..][..n]);
+            let size = r.iter().fold(0f64, |m, x| m.max(x.abs()));
+            let worst = o
+                .iter()
+                .zip(r)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f64, f64::max);
+            assert!(
+                worst <= 1e-5 * size,
+                "{label}: head {head} (factors {:?}): error {worst:e} against outputs up to {size:e}",
+                factors[head]
+            );
+            println!(
+                "{label}: head {head} (factors 2^{:?}): error {:.1e} of its largest output",
+                factors[head],
+                worst / size
+            );
         }
     }
 }
