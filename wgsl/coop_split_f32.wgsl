@@ -46,3 +46,8 @@ fn head_factors(b: u32, h: u32, kv_head: u32) -> Factors {
         ldexp(1.0, -(ev + P_LOG2)),
     );
 }
+
+// a + b element by element, in f32 with rounding to nearest (Vulkan's fragment arithmetic).
+fn add_frag(a: frag_c, b: frag_c) -> frag_c {
+    return a + b;
+}
