@@ -25,6 +25,9 @@ struct Regs {
 fn fetch_word(e: u32, kb: u32, k_head: u32, v_head: u32) -> vec4<u32> {
     let k_words = BK * HEAD_DIM / CH;
     var w = vec4<u32>();
+    if ((ABLATE & 32u) != 0u) {
+        return w; // profiling: the staging's workgroup-memory writes without its loads
+    }
     if (e < k_words) {
         let r = e / (HEAD_DIM / CH);
         let c = (e % (HEAD_DIM / CH)) * CH;

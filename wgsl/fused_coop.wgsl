@@ -48,7 +48,8 @@ override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest
 override PIPE: u32 = 1u;       // 1: tiles software-pipelined (BK / FRAG <= 4), else one at a time
 override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
-                               // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop
+                               // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop,
+                               // 32 no K/V loads (word staging: zeros written instead)
 
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
@@ -130,6 +131,16 @@ fn pv1(o: frag_c, pf: frag_a, key0: u32, n: u32, lo: u32) -> frag_c {
     let vs = V_HEAD_DIM + PAD;
     let at = lo + BK * (HEAD_DIM + PAD) + key0 * vs + n * FRAG;
     return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at], vs), o);
+}
+
+// The lo parts of the P fragment at `pa` in p_s, whose hi parts are `pf` (split; else `pf`).
+fn p_lo(pa: u32, pf: frag_a) -> frag_a {
+    if (SPLIT == 1u) {
+        let ps = BK + PAD;
+        let at = pa + BQ * ps;
+        return coopLoadT<frag_a>(&p_s[at], ps);
+    }
+    return pf;
 }
 
 // o + P V for one P fragment (hi part `ph`, lo part `pl`) and V fragment `n`. Split: the three
@@ -522,11 +533,7 @@ fn main(
                 let key0 = j * FRAG;
                 let pa = row0 * ps + key0;
                 let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-                var pl = pf;
-                if (SPLIT == 1u) {
-                    let pla = pa + BQ * (BK + PAD);
-                    pl = coopLoadT<frag_a>(&p_s[pla], ps);
-                }
+                let pl = p_lo(pa, pf);
                 o0 = pv(o0, pf, pl, key0, 0u, zero);
                 if (O_FRAGS > 1u) { o1 = pv(o1, pf, pl, key0, 1u, zero); }
                 if (O_FRAGS > 2u) { o2 = pv(o2, pf, pl, key0, 2u, zero); }
@@ -601,11 +608,7 @@ fn main(
                     let key0 = j * FRAG;
                     let pa = row0 * ps + key0;
                     let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-                    var pl = pf;
-                    if (SPLIT == 1u) {
-                        let pla = pa + BQ * (BK + PAD);
-                        pl = coopLoadT<frag_a>(&p_s[pla], ps);
-                    }
+                    let pl = p_lo(pa, pf);
                     o0 = pv(o0, pf, pl, key0, 0u, zero);
                     if (O_FRAGS > 1u) { o1 = pv(o1, pf, pl, key0, 1u, zero); }
                     if (O_FRAGS > 2u) { o2 = pv(o2, pf, pl, key0, 2u, zero); }

@@ -7,7 +7,7 @@
 //! even where 16-byte words are possible; `coop_pipe=0|1` forces the one-tile-at-a-time or the
 //! pipelined KV loop (default: pipelined above head dim 64); `coop_reverse=0` keeps causal
 //! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
-//! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers). `coop_aligned` (in
+//! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word staging). `coop_aligned` (in
 //! `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the WGSL, 2 drops the `Aligned`
 //! operands from ours. `coop_split=0` keeps f32 off f16 fragments.
 //!
