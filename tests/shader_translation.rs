@@ -288,6 +288,27 @@ fn cooperative_variants_are_planned_where_listed_and_only_there() {
         .collect();
     assert_eq!(entries, ["split_scales", "fused_coop_split"]);
     assert_eq!(split.scratch_bytes(), 96 * 16 * 4);
+    // Below 512 x 512 positions the planner keeps f32 on the portable kernel (measured faster
+    // there) and says so; a forced cooperative kernel still goes split.
+    let short = AttentionDesc::new(1, 32, 32, 256, 256, 64).with_dtype(DType::F32);
+    let p = plan(
+        &Capabilities::nvidia_vulkan(),
+        &short,
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    assert!(matches!(p.kernel(), Kernel::Fused(_)), "{p}");
+    assert!(
+        p.reason().contains("measured slower than the portable"),
+        "{p}"
+    );
+    let forced = PlanOptions {
+        path: Path::Fused,
+        cooperative: Some(true),
+        ..PlanOptions::default()
+    };
+    let p = plan(&Capabilities::nvidia_vulkan(), &short, &forced).unwrap();
+    assert!(matches!(p.kernel(), Kernel::FusedCoop(t) if t.split), "{p}");
     let mut no_f16 = Capabilities::nvidia_vulkan();
     no_f16.shader_f16 = false;
     assert!(matches!(kernel(&no_f16, &f32_desc), Kernel::Fused(_)));
