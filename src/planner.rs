@@ -123,7 +123,9 @@ pub struct PlanOptions {
     /// conversions); `None` stages in the storage dtype.
     pub fused_stage: Option<DType>,
     /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
-    /// a configuration for the dtype, `Some(true)` requires it, `Some(false)` takes the portable.
+    /// a configuration for the dtype (for f32 where only f16 is listed: split onto f16 fragments,
+    /// from 512 x 512 query x key positions, see `kernels::fused_coop`), `Some(true)` requires it
+    /// (split at any length), `Some(false)` takes the portable.
     /// `Some(true)` with a `fused_stage` is an error (the stage is the portable kernel's).
     pub cooperative: Option<bool>,
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
