@@ -7,9 +7,9 @@
 //! even where 16-byte words are possible; `coop_pipe=0|1` forces the one-tile-at-a-time or the
 //! pipelined KV loop (default: pipelined above head dim 64); `coop_reverse=0` keeps causal
 //! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
-//! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word staging). `coop_aligned` (in
-//! `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the WGSL, 2 drops the `Aligned`
-//! operands from ours. `coop_split=0` keeps f32 off f16 fragments.
+//! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word
+//! staging). `coop_aligned` (in `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the
+//! WGSL, 2 drops the `Aligned` operands from ours. `coop_split=0` keeps f32 off f16 fragments.
 //!
 //! f32 tensors where the adapter lists f16 inputs but no f32 ones (NVIDIA's tensor cores) run
 //! "split": a first pass (`wgsl/split_scales.wgsl`) finds each head's largest magnitudes, and the
@@ -205,9 +205,6 @@ pub fn fit_tiles(
             ),
             ))
         }
-        // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
-        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
-        // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
         // f32 split, H200, L = 4096 (BENCHMARKS.md): d64 64 x 16 2.85 ms (64 x 32 3.32, 128 x 16
         // 3.12), d80 64 x 16 3.97 (128 x 16 4.40), d128 128 x 16 4.60 (64 x 16 7.04; 64 x 32
         // does not fit).
@@ -215,6 +212,9 @@ pub fn fit_tiles(
             vec![(4, 16), (8, 16), (2, 16), (1, 16)]
         }
         None if split => vec![(8, 16), (4, 16), (2, 16), (1, 16)],
+        // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
+        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
+        // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
         None => {
             let mut list = vec![
                 (8, 32),
