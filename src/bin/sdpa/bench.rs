@@ -20,9 +20,13 @@ pub struct Args {
     /// Head dims; with --len replaces the default sweep.
     #[arg(long, value_delimiter = ',')]
     hdim: Vec<u32>,
-    /// Sequence lengths (q_len = kv_len).
+    /// Sequence lengths (q_len = kv_len unless --kv-len is given).
     #[arg(long, value_delimiter = ',')]
     len: Vec<u32>,
+    /// Key lengths: each length of --len (the query) against each of these, e.g. chunked
+    /// prefill (--len 256 --kv-len 32768).
+    #[arg(long, value_delimiter = ',')]
+    kv_len: Vec<u32>,
     /// Query and key/value heads, e.g. 32,8.
     #[arg(long, value_delimiter = ',', default_values_t = [32, 32])]
     heads: Vec<u32>,
@@ -65,6 +69,13 @@ fn parse_dtype(s: &str) -> Result<DType> {
 }
 
 fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
+    if args.decode && !args.kv_len.is_empty() {
+        return Err(Error::invalid(
+            "--kv-len",
+            format!("{:?}", args.kv_len),
+            "is for query lengths above 8: with --decode, --len gives the key lengths",
+        ));
+    }
     if args.decode {
         let mut rows = decode_sweep(cpu_adapter);
         if !args.len.is_empty() {
@@ -88,7 +99,7 @@ fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
         }
         return Ok(rows);
     }
-    if args.hdim.is_empty() && args.len.is_empty() {
+    if args.hdim.is_empty() && args.len.is_empty() && args.kv_len.is_empty() {
         let mut rows = default_sweep(cpu_adapter);
         if !args.dtype.is_empty() {
             let keep = args
@@ -134,11 +145,18 @@ fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
                 other => return Err(Error::invalid("--mask", other, "must be none or causal")),
             };
             for &head_dim in &hdims {
-                for &len in &lens {
+                for (len, kv_len) in lens.iter().flat_map(|&len| {
+                    let kv: Vec<u32> = if args.kv_len.is_empty() {
+                        vec![len]
+                    } else {
+                        args.kv_len.clone()
+                    };
+                    kv.into_iter().map(move |kv_len| (len, kv_len))
+                }) {
                     rows.push(BenchShape {
                         batch: args.batch,
                         q_len: len,
-                        kv_len: len,
+                        kv_len,
                         head_dim,
                         q_heads: args.heads[0],
                         kv_heads: args.heads[1],
