@@ -124,8 +124,8 @@ pub struct PlanOptions {
     pub fused_stage: Option<DType>,
     /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
     /// a configuration for the dtype (for f32 where only f16 is listed: split onto f16 fragments,
-    /// from 512 x 512 query x key positions, see `kernels::fused_coop`), `Some(true)` requires it
-    /// (split at any length), `Some(false)` takes the portable.
+    /// from q_len 256 and 512 x 512 query x key positions, see `kernels::fused_coop`),
+    /// `Some(true)` requires it (split at any length), `Some(false)` takes the portable.
     /// `Some(true)` with a `fused_stage` is an error (the stage is the portable kernel's).
     pub cooperative: Option<bool>,
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
@@ -312,7 +312,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                         path: "fused (cooperative matrix)".into(),
                         reason: format!(
                             "f32 split onto f16 fragments measured slower than the portable \
-                             kernel below q_len x kv_len = {}",
+                             kernel below q_len {} or q_len x kv_len = {}",
+                            fused_coop::SPLIT_MIN_Q_LEN,
                             fused_coop::SPLIT_MIN_POSITIONS
                         ),
                     });

@@ -69,9 +69,17 @@ pub struct CoopTiles {
 /// d128 0.041 / 0.025.
 pub const SPLIT_MIN_POSITIONS: u64 = 512 * 512;
 
-/// Whether `desc` is too short for the split to pay (see [`SPLIT_MIN_POSITIONS`]).
+/// The shortest query the planner takes the split for on its own: with fewer rows its blocks
+/// leave the GPU short of workgroups. H200, 32 heads, f32, ms split / portable (sweeps run 8):
+/// q_len 128 against 4096 / 16384 keys d64 0.391 / 0.289 and 1.506 / 1.112, d128 0.612 / 0.479
+/// and 2.317 / 1.846; q_len 256 d64 0.395 / 0.442 and 1.515 / 1.728, d128 0.743 / 0.865 and
+/// 2.799 / 3.350; q_len 512 faster split at each.
+pub const SPLIT_MIN_Q_LEN: u32 = 256;
+
+/// Whether `desc` is too short for the split to pay (see [`SPLIT_MIN_POSITIONS`] and
+/// [`SPLIT_MIN_Q_LEN`]).
 pub fn split_too_short(desc: &AttentionDesc) -> bool {
-    (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
+    desc.q_len < SPLIT_MIN_Q_LEN || (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
 }
 
 /// Partial maxima per (tensor, batch, head) the split's first pass writes (`CHUNKS`).
@@ -450,6 +458,13 @@ mod tests {
         )));
         assert!(!split_too_short(&AttentionDesc::new(
             1, 32, 32, 512, 512, 64
+        )));
+        // Chunked prefill: a 128-row query stays portable however long the keys.
+        assert!(split_too_short(&AttentionDesc::new(
+            1, 32, 32, 128, 16384, 64
+        )));
+        assert!(!split_too_short(&AttentionDesc::new(
+            1, 32, 32, 256, 16384, 64
         )));
     }
 
