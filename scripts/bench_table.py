@@ -7,6 +7,7 @@ into the markdown tables of BENCHMARKS.md (the files `scripts/h200_bench.sh` wri
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --decode    # decode sweep
 """
 import json
+import os
 import sys
 
 
@@ -42,7 +43,6 @@ def bench_rows(path):
 def portable(folder):
     print("| dtype | hdim | L | heads | mask | unfused ms | portable fused ms | fused vs unfused | fused TFLOP/s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    import os
     files = [f"{folder}/{n}" for n in ("portable.txt", "portable-f32.txt")]
     for r in (r for path in files if os.path.exists(path) for r in bench_rows(path)):
         u, f = float(r["t_unfs"]), float(r["t_fuse"])

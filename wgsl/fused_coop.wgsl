@@ -8,7 +8,8 @@
 // Tensors are `elem`; fragments and the tiles they load are `stage`: the same type, or f32
 // tensors on f16 fragments ("split", wgsl/coop_split_f32.wgsl, SPLIT = 1): each f32 value, times
 // a power of two per head that takes the head's largest magnitude to [2^14, 2^15), is staged as
-// hi = f16(x) and lo = f16(x - hi) (22 significant bits of 24), and each product takes three
+// hi = its 11 leading significant bits (exact in f16, `split_part`) and lo = f16(x - hi) (22
+// significant bits of 24), and each product takes three
 // fragment products, a_hi b_hi + a_hi b_lo + a_lo b_hi, accumulated in f32 (the dropped
 // a_lo b_lo is 2^-22 of the product). The scale comes back out of the scores and the output
 // exactly. wgsl/coop_split_none.wgsl is the plain kernel's SPLIT = 0 (all factors 1).

@@ -145,25 +145,25 @@ fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
                 other => return Err(Error::invalid("--mask", other, "must be none or causal")),
             };
             for &head_dim in &hdims {
-                for (len, kv_len) in lens.iter().flat_map(|&len| {
-                    let kv: Vec<u32> = if args.kv_len.is_empty() {
+                for &len in &lens {
+                    let kv_lens = if args.kv_len.is_empty() {
                         vec![len]
                     } else {
                         args.kv_len.clone()
                     };
-                    kv.into_iter().map(move |kv_len| (len, kv_len))
-                }) {
-                    rows.push(BenchShape {
-                        batch: args.batch,
-                        q_len: len,
-                        kv_len,
-                        head_dim,
-                        q_heads: args.heads[0],
-                        kv_heads: args.heads[1],
-                        transposed: args.tpose,
-                        dtype,
-                        causal,
-                    });
+                    for kv_len in kv_lens {
+                        rows.push(BenchShape {
+                            batch: args.batch,
+                            q_len: len,
+                            kv_len,
+                            head_dim,
+                            q_heads: args.heads[0],
+                            kv_heads: args.heads[1],
+                            transposed: args.tpose,
+                            dtype,
+                            causal,
+                        });
+                    }
                 }
             }
         }
