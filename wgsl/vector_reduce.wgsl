@@ -3,13 +3,13 @@
 // whose every key was excluded (all l_s = 0) is written as zeros.
 //
 // One workgroup per query vector, written for latency (a few dozen splits, a few hundred values
-// each): no thread walks all the splits. First every thread folds the (max, sum) pairs of splits
-// t, t + WGR, ... into one online pair, and a tree in workgroup memory merges the pairs into M
-// and the denominator. Then thread t owns output columns [4c, 4c + 4) (c = t % (V_HEAD_DIM / 4))
-// for splits lane, lane + LANES, ... (lane = t / (V_HEAD_DIM / 4)), and the LANES partial sums of
-// each column quad are added in workgroup memory. (The previous version, one thread per column
-// walking every split in three serial loops, cost ~0.6 us per split on the H200: 20 us at 32
-// splits, more than the split pass it finished.)
+// each): one round of loads and one barrier. Thread t owns output columns [4c, 4c + 4)
+// (c = t % (V_HEAD_DIM / 4)) of splits lane, lane + LANES, ... (lane = t / (V_HEAD_DIM / 4)); it
+// loads each of its splits' max, sum and column quad, four splits at a time, and folds them into
+// an online (max, sum, quad) of its own: no load waits for another. The LANES partial states of
+// each column quad are then merged in workgroup memory. (Before: one thread per column walking
+// every split in serial loops, ~0.6 us per split on the H200; then a (max, sum) pass with a tree
+// in workgroup memory ahead of the column pass: two rounds of loads and nine barriers.)
 
 override V_HEAD_DIM: u32 = 128u;
 
@@ -18,14 +18,39 @@ override V_HEAD_DIM: u32 = 128u;
 
 const WGR: u32 = 256u;
 
-// (max, sum) pairs of the tree, then each thread's column-quad partial sums.
+// Per thread: its lane's (max, sum) (the same in every thread of a lane) and its column quad.
 var<workgroup> ml_s: array<vec2<f32>, WGR>;
 var<workgroup> acc_s: array<vec4<f32>, WGR>;
 
-// The online merge of two (max, sum) pairs. Maxes start at FLOOR (finite), so no NaN appears.
-fn merge(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    let m = max(a.x, b.x);
-    return vec2<f32>(m, a.y * exp2(a.x - m) + b.y * exp2(b.x - m));
+// One split's share of a query vector: its max, its sum and a column quad of its output.
+struct Part {
+    m: f32,
+    l: f32,
+    o: vec4<f32>,
+}
+
+// Split s's part for column quad c of query vector qv; past the splits an empty one.
+fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
+    if (s >= p.kv_splits) {
+        return Part(FLOOR, 0.0, vec4<f32>());
+    }
+    let pair = vectors * p.kv_splits * V_HEAD_DIM + 2u * (qv * p.kv_splits + s);
+    let at = (qv * p.kv_splits + s) * V_HEAD_DIM + 4u * c;
+    return Part(
+        partial[pair],
+        partial[pair + 1u],
+        vec4<f32>(partial[at], partial[at + 1u], partial[at + 2u], partial[at + 3u]),
+    );
+}
+
+// The online merge of a state and four parts. Maxes start at FLOOR (finite): no NaN appears.
+fn merge4(st: Part, a: Part, b: Part, c: Part, d: Part) -> Part {
+    let m = max(max(st.m, a.m), max(max(b.m, c.m), d.m));
+    let w = exp2(vec4<f32>(a.m, b.m, c.m, d.m) - m);
+    let ws = exp2(st.m - m);
+    let l = st.l * ws + dot(w, vec4<f32>(a.l, b.l, c.l, d.l));
+    let o = st.o * ws + (w.x * a.o + w.y * b.o) + (w.z * c.o + w.w * d.o);
+    return Part(m, l, o);
 }
 
 @compute @workgroup_size(256)
@@ -43,43 +68,33 @@ fn main(
     let i = qv % p.q_len;
     let h = (qv / p.q_len) % p.q_heads;
     let b = qv / (p.q_len * p.q_heads);
-    let splits = p.kv_splits;
-    // This query vector's (max, sum) pairs, one per split.
-    let pairs = vectors * splits * V_HEAD_DIM + 2u * qv * splits;
-
-    var ml = vec2<f32>(FLOOR, 0.0);
-    for (var s = t; s < splits; s += WGR) {
-        ml = merge(ml, vec2<f32>(partial[pairs + 2u * s], partial[pairs + 2u * s + 1u]));
-    }
-    ml_s[t] = ml;
-    workgroupBarrier();
-    for (var w = WGR / 2u; w > 0u; w >>= 1u) {
-        if (t < w) {
-            ml_s[t] = merge(ml_s[t], ml_s[t + w]);
-        }
-        workgroupBarrier();
-    }
-    let m_all = ml_s[0].x;
-    let denom = ml_s[0].y;
 
     let quads = V_HEAD_DIM / 4u; // <= 64: v_head_dim <= 256, so every column has a thread
     let lanes = WGR / quads;
     let c = t % quads;
     let lane = t / quads;
-    var acc = vec4<f32>();
+    var st = Part(FLOOR, 0.0, vec4<f32>());
     if (lane < lanes) {
-        for (var s = lane; s < splits; s += lanes) {
-            let w = exp2(partial[pairs + 2u * s] - m_all);
-            let at = (qv * splits + s) * V_HEAD_DIM + 4u * c;
-            acc += w * vec4<f32>(partial[at], partial[at + 1u], partial[at + 2u], partial[at + 3u]);
+        for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
+            st = merge4(st, load_part(qv, s, c, vectors), load_part(qv, s + lanes, c, vectors),
+                        load_part(qv, s + 2u * lanes, c, vectors),
+                        load_part(qv, s + 3u * lanes, c, vectors));
         }
     }
-    acc_s[t] = acc;
+    ml_s[t] = vec2<f32>(st.m, st.l);
+    acc_s[t] = st.o;
     workgroupBarrier();
     if (t < quads) {
+        var m_all = FLOOR;
+        for (var n = 0u; n < lanes; n++) {
+            m_all = max(m_all, ml_s[n * quads + t].x);
+        }
+        var denom = 0.0;
         var sum = vec4<f32>();
         for (var n = 0u; n < lanes; n++) {
-            sum += acc_s[n * quads + t];
+            let w = exp2(ml_s[n * quads + t].x - m_all);
+            denom += w * ml_s[n * quads + t].y;
+            sum += w * acc_s[n * quads + t];
         }
         let x = vec4<elem>(select(sum / denom, vec4<f32>(0.0), denom == 0.0));
         let at = row_base(p.out, b, h, i) + 4u * t;
