@@ -5,6 +5,7 @@ into the markdown tables of BENCHMARKS.md (the files `scripts/h200_bench.sh` wri
     python3 scripts/bench_table.py benches/results/h200-2026-11-29             # main table
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --portable  # portable f16 (f32)
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --decode    # decode sweep
+    python3 scripts/bench_table.py DIR --short   # short queries against long caches
 """
 import json
 import os
@@ -80,8 +81,44 @@ def torch_by_ksl(path):
     return {int(p[2]): (float(p[9]), float(p[10])) for p in torch_lines(path)}
 
 
+def short(folder):
+    """Short queries against long caches: the planner's kernel (short.json), the fused kernel
+    (short-fused.json, `--no-decode`) and PyTorch (torch-short.txt, torch_short_queries.py)."""
+    ours = json.load(open(f"{folder}/short.json"))["rows"]
+    fused = {
+        (r["dtype"], r["hdim"], r["qsl"], r["ksl"]): r["fused"]
+        for r in json.load(open(f"{folder}/short-fused.json"))["rows"]
+    }
+    torch = {
+        ({"float16": "f16", "float32": "f32"}[p[7]], int(p[3]), int(p[1]), int(p[2])): float(p[10])
+        for p in torch_lines(f"{folder}/torch-short.txt")
+    }
+    print("| dtype | hdim | q_len | kv_len | ours unfused ms | ours fused ms | planner's ms | planner's kernel | vs unfused | vs fused | planner's b2b ms | torch SDPA ms | ours (b2b) / torch SDPA |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in ours:
+        key = (r["dtype"], r["hdim"], r["qsl"], r["ksl"])
+        u, p = r["unfused"]["ms"], r["fused"]["ms"]
+        f = fused.get(key, {}).get("ms")
+        kernel = r["fused"]["plan"].split(" ")[0]
+        b2b = r["fused"].get("back_to_back_ms")
+        t = torch.get(key)
+        print(
+            f"| {r['dtype']} | {r['hdim']} | {r['qsl']} | {r['ksl']} | {u:.3f} | "
+            + (f"{f:.3f}" if f else "n/a")
+            + f" | {p:.3f} | {kernel} | {u / p:.2f}x | "
+            + (f"{f / p:.2f}x" if f else "n/a")
+            + " | "
+            + (f"{b2b:.4f}" if b2b else "n/a")
+            + " | "
+            + (f"{t:.4f} | {100 * t / b2b:.0f}%" if t and b2b else "| ")
+            + " |"
+        )
+
+
 def main():
     folder = sys.argv[1]
+    if "--short" in sys.argv:
+        return short(folder)
     if "--portable" in sys.argv:
         return portable(folder)
     if "--decode" in sys.argv:

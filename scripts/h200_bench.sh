@@ -6,8 +6,8 @@
 # Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
 # for f16, and for f32 split onto f16 fragments from q_len 256 and 512 x 512 positions, the
 # portable kernel below), the portable kernel on the f16 and f32 rows, the L = 32768 memory row,
-# PyTorch's bench on the same shapes, and the decode sweep beside PyTorch's, in one go on one
-# machine.
+# PyTorch's bench on the same shapes, the decode sweep beside PyTorch's, and short queries
+# against long caches beside the fused kernel and PyTorch, in one go on one machine.
 set -uo pipefail
 out=${1:?output folder}
 run="bash .device/on-device.sh .device/sdpa"
@@ -27,6 +27,13 @@ $run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$o
 $run bench --decode --len 256,1024,4096,16384,32768,65536,131072 --json "$out/decode.json" > "$out/decode.txt" 2>&1
 python3 .device/torch_sdpa_bench.py --decode --dtype float16 --hdim 128 --heads 32 8 \
   --lens 256 1024 4096 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
+# Short queries against long caches (chunked prefill, speculative decoding): the planner's kernel
+# (the decode kernel where it takes it), the fused kernel (--no-decode) and PyTorch.
+short="--dtype f16,f32 --hdim 64,128 --heads 32,8 --len 9,16,32 --kv-len 512,2048,4096,16384"
+$run bench $short --json "$out/short.json" > "$out/short.txt" 2>&1
+$run bench $short --no-decode --fused-only --json "$out/short-fused.json" > "$out/short-fused.txt" 2>&1
+python3 scripts/torch_short_queries.py --dtype float16 float32 --hdim 64 128 --heads 32 8 \
+  --q-lens 9 16 32 --kv-lens 512 2048 4096 16384 > "$out/torch-short.txt" 2>&1
 # Registers per thread (the NVIDIA driver's pipeline statistics) of the kernels the planner picks
 # for the main shapes, where pipeline_stats was built.
 if [ -x .device/pipeline_stats ]; then

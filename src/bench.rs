@@ -36,10 +36,10 @@ pub struct BenchShape {
 }
 
 impl BenchShape {
-    /// The kernel the row's second column times: the decode kernel for `q_len <= 8`, else the
-    /// fused one.
+    /// The kernel the row's second column times: the decode kernel where `Path::Auto` takes it
+    /// (q_len <= 8, and short queries against long enough caches), else the fused one.
     pub fn fast_path(&self) -> Path {
-        if self.q_len <= crate::kernels::vector::MAX_Q_LEN {
+        if crate::kernels::vector::auto_takes(&self.desc()) {
             Path::Vector
         } else {
             Path::Fused
@@ -91,7 +91,7 @@ pub struct BenchRow {
     pub shape: BenchShape,
     /// Unfused timing.
     pub unfused: PathTiming,
-    /// Timing of the fused kernel (the decode kernel for `q_len <= 8`).
+    /// Timing of the fused kernel (the decode kernel where `Path::Auto` takes it).
     pub fused: PathTiming,
     /// Floating-point operations of one call (visible keys only).
     pub flops: f64,
@@ -344,7 +344,8 @@ fn measure_path(
 }
 
 /// Measures one row: unfused (unless `with_unfused` is false) and fused on the same buffers.
-/// `options` carries tuning overrides (its `path` is ignored).
+/// `options` carries tuning overrides; its `path` picks the second column's kernel: `Fused` the
+/// fused kernel on every row, anything else [`BenchShape::fast_path`].
 pub fn measure(
     ctx: &Context,
     shape: &BenchShape,
@@ -366,6 +367,10 @@ pub fn measure(
         out: &out,
         mask: None,
     };
+    let second = match options.path {
+        Path::Fused => Path::Fused,
+        _ => shape.fast_path(),
+    };
     let options = |path| PlanOptions { path, ..*options };
     let unfused = if with_unfused {
         measure_path(ctx, &desc, &options(Path::Unfused), &buffers, budget_ms)
@@ -377,7 +382,7 @@ pub fn measure(
             back_to_back_ms: None,
         }
     };
-    let fused = measure_path(ctx, &desc, &options(shape.fast_path()), &buffers, budget_ms);
+    let fused = measure_path(ctx, &desc, &options(second), &buffers, budget_ms);
     BenchRow {
         shape: *shape,
         unfused,

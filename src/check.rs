@@ -372,7 +372,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             }
         }
     }
-    // The decode kernel (q_len <= 8): GQA groups sharing K/V loads, one and several KV splits.
+    // The decode kernel (q_len <= 32): GQA groups sharing K/V loads, one and several KV splits.
     for &dtype in &dtypes {
         let base = |hq, hkv, lq, lk, d| AttentionDesc::new(1, hq, hkv, lq, lk, d).with_dtype(dtype);
         let mut add = |name: &str, desc: AttentionDesc, splits: Option<u32>| {
@@ -411,6 +411,12 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             Some(2),
         );
         add("q1 d256 kv70", base(2, 1, 1, 70, 256), None);
+        add("q16 gqa 8/2 kv2000 d128", base(8, 2, 16, 2000, 128), None);
+        add(
+            "q32 causal kv1000 d64 4 splits",
+            base(4, 4, 32, 1000, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+            Some(4),
+        );
     }
     cases
 }

@@ -25,7 +25,8 @@ pub enum Path {
     Fused,
     /// Q·Kᵀ -> softmax -> P·V with the scores in device memory.
     Unfused,
-    /// The decode kernel for `q_len <= 8`.
+    /// The decode kernel for short queries (`q_len <= 32`; `Auto` takes it for `q_len <= 8`
+    /// and, against long enough caches, up to 32: see `kernels::vector::auto_takes`).
     Vector,
 }
 
@@ -383,38 +384,56 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             reason: e.to_string(),
         },
     };
+    // Auto: the decode kernel for short queries (long enough caches past AUTO_Q_LEN); where it
+    // cannot serve one, the shortest go to the unfused path and the others to the rules below.
+    let mut note = String::new();
+    if options.path == Path::Auto && vector::auto_takes(desc) {
+        let reason = if desc.q_len <= vector::AUTO_Q_LEN {
+            format!("q_len {} <= {} (decode)", desc.q_len, vector::AUTO_Q_LEN)
+        } else {
+            format!(
+                "q_len {} <= {} against kv_len {} >= {} (decode, {})",
+                desc.q_len,
+                vector::MAX_Q_LEN,
+                desc.kv_len,
+                vector::auto_min_kv_len(desc.dtype),
+                desc.dtype
+            )
+        };
+        match vector_plan(reason) {
+            Ok(p) => return Ok(p),
+            Err(why) if desc.q_len <= vector::AUTO_Q_LEN => {
+                return unfused_plan(format!(
+                    "q_len {} <= {}, but the decode kernel cannot serve it ({why})",
+                    desc.q_len,
+                    vector::AUTO_Q_LEN
+                ))
+            }
+            Err(why) => note = format!("; the decode kernel cannot serve it ({why})"),
+        }
+    }
     match options.path {
         Path::Unfused => unfused_plan("forced by path=unfused".into()),
         Path::Fused => fused_plan("forced by path=fused".into()).map_err(|e| forced("fused", e)),
         Path::Vector => {
             vector_plan("forced by path=vector".into()).map_err(|e| forced("vector", e))
         }
-        Path::Auto if desc.q_len <= vector::MAX_Q_LEN => {
-            let reason = format!("q_len {} <= {} (decode)", desc.q_len, vector::MAX_Q_LEN);
-            match vector_plan(reason) {
-                Ok(p) => Ok(p),
-                Err(why) => unfused_plan(format!(
-                    "q_len {} <= {}, but the decode kernel cannot serve it ({why})",
-                    desc.q_len,
-                    vector::MAX_Q_LEN
-                )),
-            }
-        }
         Path::Auto if desc.q_len >= options.fused_threshold => {
             let reason = format!(
-                "q_len {} >= fused threshold {}",
+                "q_len {} >= fused threshold {}{note}",
                 desc.q_len, options.fused_threshold
             );
             match fused_plan(reason) {
                 Ok(p) => Ok(p),
                 Err(why) => unfused_plan(format!(
-                    "q_len {} >= fused threshold {}, but the fused kernel cannot serve it ({why})",
+                    "q_len {} >= fused threshold {}, but the fused kernel cannot serve it \
+                     ({why}){note}",
                     desc.q_len, options.fused_threshold
                 )),
             }
         }
         Path::Auto => unfused_plan(format!(
-            "q_len {} < fused threshold {}",
+            "q_len {} < fused threshold {}{note}",
             desc.q_len, options.fused_threshold
         )),
     }

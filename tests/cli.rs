@@ -346,14 +346,14 @@ fn malformed_files_exit_2_with_the_field_named() {
             "head_dim",
         ),
         (
-            "vector path on q_len 16",
+            "vector path on q_len 33",
             file(&[
-                ("q", vec![1, 2, 16, 8], f32s(256)),
+                ("q", vec![1, 2, 33, 8], f32s(528)),
                 ("k", vec![1, 2, 4, 8], f32s(64)),
                 ("v", vec![1, 2, 4, 8], f32s(64)),
             ]),
             vec!["--path", "vector"],
-            "path vector cannot serve this problem: invalid q_len = 16",
+            "path vector cannot serve this problem: invalid q_len = 33",
         ),
         ("nan scale", good.clone(), vec!["--scale", "NaN"], "scale"),
     ];

@@ -669,7 +669,16 @@ fn check_plan(
             }
         }
         Kernel::Vector(t) => {
-            if !matches!(options.path, Path::Vector | Path::Auto) || desc.q_len > 8 {
+            // Forced for q_len <= 32; by Auto up to 8, and up to 32 against 128 keys (f32) or
+            // 512 (f16) and more.
+            let min_kv = if desc.dtype == DType::F32 { 128 } else { 512 };
+            let auto = desc.q_len <= 8 || (desc.q_len <= 32 && desc.kv_len >= min_kv);
+            let allowed = match options.path {
+                Path::Vector => desc.q_len <= 32,
+                Path::Auto => auto,
+                _ => false,
+            };
+            if !allowed {
                 return Err(fail(format!("decode for {:?}: {}", options.path, ctx())));
             }
             if t.workgroup_bytes > caps.max_workgroup_storage_bytes

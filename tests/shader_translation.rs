@@ -27,6 +27,9 @@ fn shapes() -> Vec<AttentionDesc> {
         for d in (8..=256).step_by(8) {
             out.push(AttentionDesc::new(1, 4, 2, 100, 300, d).with_dtype(dtype));
             out.push(AttentionDesc::new(1, 4, 1, 1, 4096, d).with_dtype(dtype));
+            // Short queries the decode kernel takes (32 query vectors a workgroup at most).
+            out.push(AttentionDesc::new(1, 8, 2, 16, 4096, d).with_dtype(dtype));
+            out.push(AttentionDesc::new(1, 4, 4, 32, 1024, d).with_dtype(dtype));
         }
         let base = AttentionDesc::new(2, 8, 2, 77, 130, 64).with_dtype(dtype);
         for mask in [

@@ -1,4 +1,4 @@
-// Decode ("vector") attention for q_len <= 8: flash-decoding with the query heads of a GQA group
+// Decode ("vector") attention for short queries (q_len <= 32): flash-decoding with the query heads of a GQA group
 // sharing every K and V load, written for memory bandwidth.
 //
 // One workgroup handles RG query vectors (query heads h of one KV head, times query rows i,

@@ -1,6 +1,8 @@
-//! The decode family (`wgsl/vector.wgsl`, `wgsl/vector_reduce.wgsl`): q_len <= 8, the query heads
-//! of a GQA group sharing every K/V load, the keys split over workgroups (flash-decoding) when
-//! one workgroup per KV head would leave the GPU idle, and a second pass combining the splits.
+//! The decode family (`wgsl/vector.wgsl`, `wgsl/vector_reduce.wgsl`): short queries (q_len <= 32;
+//! `Path::Auto` takes it for q_len <= 8, and up to 32 against long enough caches: chunked prefill,
+//! speculative decoding), the query heads of a GQA group sharing every K/V load, the keys split
+//! over workgroups (flash-decoding) when one workgroup per KV head would leave the GPU idle, and a
+//! second pass combining the splits.
 
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, Tensor};
@@ -10,12 +12,37 @@ use crate::kernels::{kv_in_16_byte_words, Dispatch};
 use crate::planner::{check_grid, mask_kind};
 use crate::shader::{KernelEntry, ShaderVariant};
 
-/// The longest query the decode kernel serves.
-pub const MAX_Q_LEN: u32 = 8;
+/// The longest query the decode kernel serves (one workgroup holds at most [`MAX_ROWS`] query
+/// vectors; longer queries would only add workgroups that each read the whole cache again).
+pub const MAX_Q_LEN: u32 = MAX_ROWS;
+
+/// `Path::Auto` takes the decode kernel for every query up to this length.
+pub const AUTO_Q_LEN: u32 = 8;
 
 /// Query vectors one workgroup holds at most (registers: 4 query vectors of 8 output columns per
 /// thread, in blocks spread over the threads).
 const MAX_ROWS: u32 = 32;
+
+/// For queries longer than [`AUTO_Q_LEN`] (up to [`MAX_Q_LEN`]), the shortest cache `Path::Auto`
+/// takes the decode kernel for: measured on the H200 (BENCHMARKS.md, "Short queries against long
+/// caches"), 32/32 and 32/8 heads, d64 and d128, q_len 9, 16 and 32. f32: from 128 keys the decode
+/// kernel beat both the portable fused kernel and the unfused path at every row (1.0-6.7x the
+/// better of them; 17-18x the fused kernel at q_len 9 against 16384 keys); below, the fused kernel
+/// was up to 20% faster. f16: from 512 keys it was 0.93-3.3x the cooperative kernel (the one row
+/// below 1: q_len 32, d128, 2048 keys), below 512 the cooperative kernel was up to 30% faster.
+pub fn auto_min_kv_len(dtype: crate::desc::DType) -> u32 {
+    match dtype {
+        crate::desc::DType::F32 => 128,
+        crate::desc::DType::F16 => 512,
+    }
+}
+
+/// Whether `Path::Auto` takes the decode kernel for `desc` (see [`AUTO_Q_LEN`] and
+/// [`auto_min_kv_len`]).
+pub fn auto_takes(desc: &AttentionDesc) -> bool {
+    desc.q_len <= AUTO_Q_LEN
+        || (desc.q_len <= MAX_Q_LEN && desc.kv_len >= auto_min_kv_len(desc.dtype))
+}
 
 /// The fewest keys worth a split of their own.
 const MIN_SPLIT_KEYS: u32 = 256;
@@ -337,6 +364,37 @@ mod tests {
         assert_eq!(t.rows, 4);
         let short = AttentionDesc::new(1, 32, 8, 1, 200, 128);
         assert_eq!(fit_tiles(&caps, &short, None).unwrap().kv_splits, 1);
+    }
+
+    #[test]
+    fn auto_takes_short_queries_against_long_caches() {
+        use crate::desc::{DType, TensorLayout};
+        use crate::planner::{plan, Kernel, PlanOptions};
+        let caps = Capabilities::nvidia_vulkan();
+        let kind = |desc: &AttentionDesc| {
+            let p = plan(&caps, desc, &PlanOptions::default()).unwrap();
+            match p.kernel() {
+                Kernel::Vector(_) => "vector",
+                Kernel::Unfused => "unfused",
+                Kernel::Fused(_) => "fused",
+                Kernel::FusedCoop(_) => "coop",
+            }
+        };
+        let d = |q, kv, dtype| AttentionDesc::new(1, 32, 8, q, kv, 128).with_dtype(dtype);
+        assert_eq!(kind(&d(16, 16384, DType::F16)), "vector");
+        assert_eq!(kind(&d(16, 511, DType::F16)), "unfused"); // q_len < the fused threshold
+        assert_eq!(kind(&d(32, 511, DType::F16)), "coop");
+        assert_eq!(kind(&d(32, 512, DType::F16)), "vector");
+        assert_eq!(kind(&d(32, 128, DType::F32)), "vector");
+        assert_eq!(kind(&d(32, 127, DType::F32)), "fused");
+        assert_eq!(kind(&d(33, 16384, DType::F32)), "fused");
+        // A K the decode kernel cannot bind (offset 1 f32: its bytes are never a multiple of 16)
+        // falls back to the other rules, saying why.
+        let k = TensorLayout::bhld(8, 4096, 128).with_offset(1);
+        let odd = d(16, 4096, DType::F32).with_layout(Tensor::K, k);
+        let p = plan(&caps, &odd, &PlanOptions::default()).unwrap();
+        assert!(matches!(p.kernel(), Kernel::Unfused), "{p}");
+        assert!(p.reason().contains("decode kernel cannot serve"), "{p}");
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub struct Args {
     /// Use the portable fused kernel even where cooperative matrices are listed.
     #[arg(long)]
     portable: bool,
+    /// Time the fused kernel in the second column even where the planner takes the decode kernel
+    /// (q_len <= 8, and short queries against long caches).
+    #[arg(long, conflicts_with = "decode")]
+    no_decode: bool,
     /// Keep wgpu's runtime bounds checks in the shaders (slower; for comparison).
     #[arg(long)]
     checks: bool,
@@ -233,6 +237,11 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         fused_blocks: blocks,
         fused_stage: args.stage_f32.then_some(DType::F32),
         cooperative: args.portable.then_some(false),
+        path: if args.no_decode {
+            wgpu_sdpa::Path::Fused
+        } else {
+            wgpu_sdpa::Path::Auto
+        },
         ..ctx.plan_options()
     };
     println!(
