@@ -12,7 +12,7 @@ use crate::kernels::{kv_in_16_byte_words, Dispatch};
 use crate::planner::{check_grid, mask_kind};
 use crate::shader::{KernelEntry, ShaderVariant};
 
-/// The longest query the decode kernel serves (one workgroup holds at most [`MAX_ROWS`] query
+/// The longest query the decode kernel serves (one workgroup holds at most 32 query
 /// vectors; longer queries would only add workgroups that each read the whole cache again).
 pub const MAX_Q_LEN: u32 = MAX_ROWS;
 
