@@ -1,0 +1,210 @@
+//! The yardstick for the decode kernel's bandwidth: how long a kernel that only reads K and V
+//! (no arithmetic besides folding the words together) takes through wgpu on the default adapter,
+//! timed with the clock `sdpa bench` uses (timestamps at the start and end of each call's compute
+//! pass, the median of 20 calls). Sizes are those of `sdpa bench --decode`: K and V of 8 KV
+//! heads, head dim 128, f16, for each key length; plus an empty pass (the clock's floor).
+//!
+//! ```text
+//! cargo run --release --example read_bandwidth -- 16384 131072
+//! ```
+//!
+//! Each reading workgroup (256 threads) takes a contiguous share of the words and issues 8
+//! independent 16-byte loads per thread per step; the grid is the given workgroup counts (264:
+//! the decode kernel's aim on the H200, two an SM; 1056; 4224). Exit status 2 without an adapter
+//! or timestamps.
+
+use wgpu_sdpa::Context;
+
+const SHADER: &str = r#"
+@group(0) @binding(0) var<storage, read> k: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> v: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> sink: array<u32>;
+
+struct Share { words: u32, per_group: u32 }
+@group(0) @binding(3) var<uniform> share: Share;
+
+fn word(i: u32) -> vec4<u32> {
+    if (i < share.words) {
+        return k[i];
+    }
+    if (i < 2u * share.words) {
+        return v[i - share.words];
+    }
+    return vec4<u32>();
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let begin = wg.x * share.per_group;
+    let end = min(begin + share.per_group, 2u * share.words);
+    var acc = vec4<u32>();
+    for (var i = begin + t; i < end; i += 8u * 256u) {
+        let a = word(i);
+        let b = word(i + 256u);
+        let c = word(i + 512u);
+        let d = word(i + 768u);
+        let e = word(i + 1024u);
+        let f = word(i + 1280u);
+        let g = word(i + 1536u);
+        let h = word(i + 1792u);
+        acc ^= ((a ^ b) ^ (c ^ d)) ^ ((e ^ f) ^ (g ^ h));
+    }
+    let x = acc.x ^ acc.y ^ acc.z ^ acc.w;
+    if (x == 0x12345678u) {
+        sink[wg.x * 256u + t] = x; // keeps the loads alive; practically never taken
+    }
+}
+"#;
+
+fn main() {
+    let lens: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("key lengths"))
+        .collect();
+    let lens = if lens.is_empty() {
+        vec![4096, 16384, 32768, 65536, 131072]
+    } else {
+        lens
+    };
+    let ctx = match Context::headless() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("no adapter: {e}");
+            std::process::exit(2);
+        }
+    };
+    let device = ctx.device();
+    if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+        eprintln!("the adapter has no TIMESTAMP_QUERY");
+        std::process::exit(2);
+    }
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("read bandwidth"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("read bandwidth"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    println!("# read_bandwidth on {}", ctx.capabilities().adapter_name);
+    println!("kv_len, bytes, workgroups, ms, GB/s");
+    for &len in &lens {
+        // K and V each: 8 KV heads x len x 128 dims x 2 bytes.
+        let bytes = 8 * len * 128 * 2;
+        for groups in [264u32, 1056, 4224] {
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups);
+            println!("{len}, {}, {groups}, {ms:.4}, {gbps:.0}", 2 * bytes);
+        }
+    }
+    let (ms, _) = time(&ctx, &pipeline, 16, 1);
+    println!("empty pass (one workgroup, 16 bytes), -, 1, {ms:.4}, -");
+}
+
+/// Median milliseconds of 20 timed passes reading two buffers of `bytes` each with `groups`
+/// workgroups, and the GB/s of the bytes read.
+fn time(ctx: &Context, pipeline: &wgpu::ComputePipeline, bytes: u64, groups: u32) -> (f64, f64) {
+    let device = ctx.device();
+    let buffer = |label| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (k, v) = (buffer("k"), buffer("v"));
+    let sink = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("sink"),
+        size: groups as u64 * 256 * 4,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let words = (bytes / 16) as u32;
+    let per_group = (2 * words).div_ceil(groups).next_multiple_of(8 * 256);
+    let share = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("share"),
+        size: 8,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    ctx.queue()
+        .write_buffer(&share, 0, bytemuck::cast_slice(&[words, per_group]));
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: k.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: v.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: sink.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: share.as_entire_binding(),
+            },
+        ],
+    });
+    let calls = 20u32;
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: None,
+        ty: wgpu::QueryType::Timestamp,
+        count: 2 * calls,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for i in 0..calls {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(2 * i),
+                end_of_pass_write_index: Some(2 * i + 1),
+            }),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    let size = 16 * calls as u64;
+    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.resolve_query_set(&queries, 0..2 * calls, &resolve, 0);
+    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, size);
+    ctx.queue().submit([encoder.finish()]);
+    readback
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let view = readback.slice(..).get_mapped_range().expect("mapped");
+    let ticks: Vec<u64> = bytemuck::cast_slice(&view).to_vec();
+    let period = ctx.queue().get_timestamp_period() as f64;
+    let mut ms: Vec<f64> = ticks
+        .chunks(2)
+        .map(|t| t[1].saturating_sub(t[0]) as f64 * period * 1e-6)
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    let m = ms[ms.len() / 2];
+    (m, 2.0 * bytes as f64 / (m * 1e-3) / 1e9)
+}
