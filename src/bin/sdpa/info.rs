@@ -91,6 +91,10 @@ pub fn main() -> Result<ExitCode> {
                 AttentionDesc::new(1, 32, 8, 1, 4096, 128),
             ),
             (
+                "chunk 16 x 4096, 32/8 heads, d128",
+                AttentionDesc::new(1, 32, 8, 16, 4096, 128),
+            ),
+            (
                 "short 16 x 16, 32 heads, d64",
                 AttentionDesc::new(1, 32, 32, 16, 16, 64),
             ),
