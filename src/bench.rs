@@ -36,10 +36,11 @@ pub struct BenchShape {
 }
 
 impl BenchShape {
-    /// The kernel the row's second column times: the decode kernel where `Path::Auto` takes it
-    /// (q_len <= 8, and short queries against long enough caches), else the fused one.
-    pub fn fast_path(&self) -> Path {
-        if crate::kernels::vector::auto_takes(&self.desc()) {
+    /// The kernel the row's second column times on an adapter with `caps`: the decode kernel
+    /// where `Path::Auto` takes it (q_len <= 8, and short queries against long enough caches),
+    /// else the fused one.
+    pub fn fast_path(&self, caps: &crate::Capabilities) -> Path {
+        if crate::kernels::vector::auto_takes(caps, &self.desc()) {
             Path::Vector
         } else {
             Path::Fused
@@ -369,7 +370,7 @@ pub fn measure(
     };
     let second = match options.path {
         Path::Fused => Path::Fused,
-        _ => shape.fast_path(),
+        _ => shape.fast_path(ctx.capabilities()),
     };
     let options = |path| PlanOptions { path, ..*options };
     let unfused = if with_unfused {

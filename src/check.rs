@@ -43,6 +43,8 @@ pub struct CheckCase {
     pub cooperative: Option<bool>,
     /// Forced decode splits (see [`PlanOptions::decode_splits`]).
     pub decode_splits: Option<u32>,
+    /// Forced KV splits of the cooperative kernel (see [`PlanOptions::fused_kv_splits`]).
+    pub fused_kv_splits: Option<u32>,
 }
 
 impl CheckCase {
@@ -57,6 +59,7 @@ impl CheckCase {
             fused_stage: None,
             cooperative: None,
             decode_splits: None,
+            fused_kv_splits: None,
         }
     }
 }
@@ -172,6 +175,7 @@ async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Re
         fused_stage: case.fused_stage,
         cooperative: case.cooperative,
         decode_splits: case.decode_splits,
+        fused_kv_splits: case.fused_kv_splits,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &case.desc, &options)?;
@@ -327,6 +331,34 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 base(1, 2, 1, 300, 300, 64).with_mask(causal(CausalAlignment::BottomRight)),
                 Inputs::Normal,
             );
+            // The cooperative kernel with the keys split over workgroups (f16 fragments: the
+            // split f32 variant does not split them), ragged splits and a causal mask cutting
+            // some splits short or empty, then the reduce pass.
+            if cooperative == Some(true)
+                && crate::kernels::fused_coop::fragment_for(caps, dtype)
+                    .is_some_and(|(_, split)| !split)
+            {
+                for (name, desc, splits) in [
+                    ("kv splits 3 gqa", base(1, 4, 2, 70, 1000, 64), 3),
+                    ("kv splits 5 d128", base(1, 2, 2, 40, 700, 128), 5),
+                    (
+                        "kv splits 4 causal br",
+                        base(1, 2, 1, 50, 900, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                        4,
+                    ),
+                    (
+                        "kv splits 4 causal tl",
+                        base(1, 2, 1, 50, 900, 64).with_mask(causal(CausalAlignment::TopLeft)),
+                        4,
+                    ),
+                ] {
+                    let mut case = CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
+                    case.cooperative = cooperative;
+                    case.inputs = Inputs::Normal;
+                    case.fused_kv_splits = Some(splits);
+                    cases.push(case);
+                }
+            }
             // The 128-key tiles and the 128-row blocks of 8 keys per thread the planner takes
             // on GPUs with 48 KiB of workgroup memory (for longer sequences than these), where
             // they fit with the chunks the planner would give them.

@@ -132,6 +132,10 @@ pub struct PlanOptions {
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
     /// choose from `kv_len` and the adapter.
     pub decode_splits: Option<u32>,
+    /// Force the cooperative-matrix kernel's number of KV splits (tests, tuning; f16 fragments
+    /// only); `None` lets the planner split the keys where the query blocks alone would leave the
+    /// GPU idle.
+    pub fused_kv_splits: Option<u32>,
 }
 
 impl Default for PlanOptions {
@@ -143,6 +147,7 @@ impl Default for PlanOptions {
             fused_stage: None,
             cooperative: None,
             decode_splits: None,
+            fused_kv_splits: None,
         }
     }
 }
@@ -215,7 +220,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::FusedCoop(t) => write!(
                 f,
-                "fused-coop frag={0}x{0}{7} BQ={1} BK={2} q_parts={3} staging={4} threads={5} wg_mem={6}B",
+                "fused-coop frag={0}x{0}{7} BQ={1} BK={2}{8} q_parts={3} staging={4} threads={5} wg_mem={6}B",
                 t.frag,
                 t.block_q,
                 t.block_k,
@@ -223,7 +228,12 @@ impl fmt::Display for Plan {
                 if t.word_staging { "words" } else { "elements" },
                 t.workgroup_size,
                 t.workgroup_bytes,
-                if t.split { " split=f16x3" } else { "" }
+                if t.split { " split=f16x3" } else { "" },
+                if t.kv_splits > 1 {
+                    format!(" kv_splits={}x{}", t.kv_splits, t.split_len)
+                } else {
+                    String::new()
+                }
             )?,
             Kernel::Vector(t) => write!(
                 f,
@@ -319,7 +329,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                         ),
                     });
                 }
-                Ok(t)
+                match options.fused_kv_splits {
+                    Some(n) => fused_coop::force_kv_splits(desc, t, n),
+                    None => Ok(t),
+                }
             });
             match fitted {
                 Ok(t) => Some(t),
@@ -387,7 +400,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
     // Auto: the decode kernel for short queries (long enough caches past AUTO_Q_LEN); where it
     // cannot serve one, the shortest go to the unfused path and the others to the rules below.
     let mut note = String::new();
-    if options.path == Path::Auto && vector::auto_takes(desc) {
+    if options.path == Path::Auto && vector::auto_takes(caps, desc) {
         let reason = if desc.q_len <= vector::AUTO_Q_LEN {
             format!("q_len {} <= {} (decode)", desc.q_len, vector::AUTO_Q_LEN)
         } else {
@@ -410,6 +423,27 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 ))
             }
             Err(why) => note = format!("; the decode kernel cannot serve it ({why})"),
+        }
+    }
+    // Short queries against long caches where the cooperative kernel runs the dtype natively:
+    // that kernel with the keys split over workgroups, whatever the fused threshold.
+    if options.path == Path::Auto
+        && vector::short_query_long_cache(desc)
+        && fused_coop::native(caps, desc.dtype)
+        && options.cooperative != Some(false)
+        && options.fused_stage.is_none()
+    {
+        let reason = format!(
+            "q_len {} <= {} against kv_len {} >= {}: the cooperative kernel, keys split",
+            desc.q_len,
+            vector::MAX_Q_LEN,
+            desc.kv_len,
+            vector::auto_min_kv_len(desc.dtype)
+        );
+        if let Ok(p) = fused_plan(reason) {
+            if matches!(p.kernel(), Kernel::FusedCoop(_)) {
+                return Ok(p);
+            }
         }
     }
     match options.path {

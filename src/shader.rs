@@ -23,6 +23,8 @@ const COOP_WORD_F32: &str = include_str!("../wgsl/coop_word_f32.wgsl");
 const COOP_WORD_SPLIT: &str = include_str!("../wgsl/coop_word_split.wgsl");
 const COOP_SPLIT_NONE: &str = include_str!("../wgsl/coop_split_none.wgsl");
 const COOP_SPLIT_F32: &str = include_str!("../wgsl/coop_split_f32.wgsl");
+const COOP_KV_WHOLE: &str = include_str!("../wgsl/coop_kv_whole.wgsl");
+const COOP_KV_SPLIT: &str = include_str!("../wgsl/coop_kv_split.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
@@ -46,6 +48,9 @@ pub enum KernelEntry {
     /// `wgsl/fused_coop.wgsl` on f32 tensors with f16 fragments (`wgsl/coop_split_f32.wgsl`),
     /// reading [`KernelEntry::SplitScales`]' maxima.
     FusedCoopSplit,
+    /// `wgsl/fused_coop.wgsl` with the keys split over workgroups (`wgsl/coop_kv_split.wgsl`:
+    /// each writes its split's partial result for [`KernelEntry::VectorReduce`]).
+    FusedCoopKv,
     /// The decode kernel's split pass, `wgsl/vector.wgsl`.
     Vector,
     /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
@@ -82,6 +87,7 @@ impl KernelEntry {
             KernelEntry::FusedCoop => "fused_coop",
             KernelEntry::SplitScales => "split_scales",
             KernelEntry::FusedCoopSplit => "fused_coop_split",
+            KernelEntry::FusedCoopKv => "fused_coop_kv",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
         }
@@ -93,7 +99,9 @@ impl KernelEntry {
             KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
             KernelEntry::UnfusedPv => UNFUSED_PV,
             KernelEntry::Fused => FUSED,
-            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => FUSED_COOP,
+            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit | KernelEntry::FusedCoopKv => {
+                FUSED_COOP
+            }
             KernelEntry::SplitScales => SPLIT_SCALES,
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
@@ -142,6 +150,15 @@ impl KernelEntry {
                 (slot::Q, Read),
                 (slot::K, Read),
                 (slot::V, Read),
+                (slot::SCRATCH, ReadWrite),
+            ],
+            KernelEntry::FusedCoopKv => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
                 (slot::SCRATCH, ReadWrite),
             ],
             KernelEntry::FusedCoopSplit => &[
@@ -265,6 +282,7 @@ impl ShaderVariant {
             } else {
                 COOP_SPLIT_NONE
             });
+
             if c.word_staging {
                 src.push_str(COOP_STAGE_VEC);
                 src.push_str(match (self.dtype, c.split) {
@@ -277,6 +295,16 @@ impl ShaderVariant {
             }
         }
         src.push_str(self.entry.body());
+        // After the kernel, whose overrides it uses (with it ahead of them, naga 30's
+        // `process_overrides` panicked: an `unreachable!` on an override with neither name nor
+        // id).
+        if self.coop.is_some() {
+            src.push_str(if self.entry == KernelEntry::FusedCoopKv {
+                COOP_KV_SPLIT
+            } else {
+                COOP_KV_WHOLE
+            });
+        }
         src
     }
 

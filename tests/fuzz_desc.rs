@@ -651,17 +651,31 @@ fn check_plan(
                 return Err(fail(format!("cooperative tiles {t:?}: {}", ctx())));
             }
             // Split: the maxima pass first, one workgroup per chunk of each (tensor, batch,
-            // head), and scratch for its maxima.
+            // head), and scratch for its maxima. Keys split (f16 fragments only): the kernel's
+            // pass, then the reduce pass, scratch for every split's partial rows, tile-aligned
+            // splits covering the keys.
             let slots = desc.batch * (desc.q_heads + 2 * desc.kv_heads);
             let passes = p.dispatches().len();
-            if passes != 1 + t.split as usize
+            let kv_split = t.kv_splits > 1;
+            let partials = desc.batch as u64
+                * desc.q_heads as u64
+                * desc.q_len as u64
+                * t.kv_splits as u64
+                * (desc.v_head_dim as u64 + 2)
+                * 4;
+            if passes != 1 + t.split as usize + kv_split as usize
+                || (t.split && kv_split)
                 || (t.split && p.dispatches()[0].workgroups[1] != slots)
-                || (t.split != (p.scratch_bytes() > 0))
+                || ((t.split || kv_split) != (p.scratch_bytes() > 0))
+                || (kv_split
+                    && (p.scratch_bytes() < partials
+                        || !t.split_len.is_multiple_of(t.block_k)
+                        || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64))
             {
                 return Err(fail(format!("cooperative passes: {}", ctx())));
             }
-            let g = p.dispatches()[passes - 1].workgroups;
-            if (g[0] as u64) * (t.block_q as u64) < desc.q_len as u64
+            let g = p.dispatches()[passes - 1 - kv_split as usize].workgroups;
+            if (g[0] as u64) * (t.block_q as u64) < desc.q_len as u64 * t.kv_splits as u64
                 || g[1] != desc.q_heads
                 || g[2] != desc.batch
             {

@@ -42,6 +42,10 @@ fn shapes() -> Vec<AttentionDesc> {
         }
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
+        // Short queries against long caches: the cooperative kernel with the keys split.
+        for d in [64, 128] {
+            out.push(AttentionDesc::new(1, 8, 2, 100, 8192, d).with_dtype(dtype));
+        }
     }
     out
 }

@@ -48,6 +48,7 @@ override KV_LO: u32 = 0u;      // split: elements from a staged hi element of K 
 override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
 override PIPE: u32 = 1u;       // 1: tiles software-pipelined (BK / FRAG <= 4), else one at a time
 override NCH: u32 = 4u;        // vec4 chunks of keys per lane in the softmax: BK / (SG / FRAG) / 4 <= 8
+override KVS: u32 = 0u;        // 1: the keys split over workgroups (wgsl/coop_kv_split.wgsl)
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 2 no softmax,
                                // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop,
                                // 32 no K/V loads (word staging: zeros written instead)
@@ -356,11 +357,19 @@ fn main(
     // Causal: workgroups start in order of their work, the blocks with the most visible keys
     // (the last rows) of every head first, so the short ones fill in at the end instead of
     // leaving a tail of long ones. The grid is (blocks, heads, batch), x fastest.
-    var block = wg.x;
+    // With the keys split (KVS, wgsl/coop_kv_split.wgsl) x is the query block times the splits.
+    // (Without, none of this is in the kernel: with it, d64's kernel took 1.60 ms, not 1.47.)
+    var split = 0u;
+    var bx = wg.x;
+    if (KVS == 1u) {
+        split = wg.x % p.kv_splits;
+        bx = wg.x / p.kv_splits;
+    }
+    var block = bx;
     var h = wg.y;
     if (MASK_KIND == 1u && REVERSE == 1u) {
         let blocks = (p.q_len + BQ - 1u) / BQ;
-        let order = wg.y * blocks + wg.x;
+        let order = wg.y * blocks + bx;
         block = blocks - 1u - order / p.q_heads;
         h = order % p.q_heads;
     }
@@ -469,6 +478,13 @@ fn main(
         let last_row = min(q0 + BQ, p.q_len) - 1u;
         kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
     }
+    // This workgroup's keys: [kb0, kv_end) (split_len = kv_len without splits; a split's length
+    // is a multiple of BK, so its tiles end at the next split's start).
+    var kb0 = 0u;
+    if (KVS == 1u) {
+        kb0 = split * p.split_len;
+        kv_end = min(kv_end, kb0 + p.split_len);
+    }
 
     // Line 6: stream the KV tiles.
     var regs: Regs;
@@ -481,12 +497,12 @@ fn main(
         // o0..o7 in place, and naga 30 rejects a pointer to a fragment variable as a function
         // argument (a type mismatch), so they cannot move into a function.)
         workgroupBarrier(); // the Q gathers are done with kv_s
-        fetch_part(&regs, 0u, k_head, v_head, t, true);
-        fetch_part(&regs, 0u, k_head, v_head, t, false);
-        put_part(&regs, 0u, k_head, v_head, t, true);
-        put_part(&regs, 0u, k_head, v_head, t, false);
-        fetch_part(&regs, BK, k_head, v_head, t, true);
-        fetch_part(&regs, BK, k_head, v_head, t, false);
+        fetch_part(&regs, kb0, k_head, v_head, t, true);
+        fetch_part(&regs, kb0, k_head, v_head, t, false);
+        put_part(&regs, kb0, k_head, v_head, t, true);
+        put_part(&regs, kb0, k_head, v_head, t, false);
+        fetch_part(&regs, kb0 + BK, k_head, v_head, t, true);
+        fetch_part(&regs, kb0 + BK, k_head, v_head, t, false);
         workgroupBarrier();
         let s0 = s_frag(qf0, qf1, qf2, qf3, qf4, qf5, qf6, qf7, ql0, ql1, ql2, ql3, ql4, ql5, ql6, ql7, zero, 0u);
         var s1 = zero;
@@ -501,7 +517,7 @@ fn main(
         if (BK / FRAG > 2u) { let at = row0 * ss + 2u * FRAG; coopStoreT(s2, &s_s[at], ss); }
         if (BK / FRAG > 3u) { let at = row0 * ss + 3u * FRAG; coopStoreT(s3, &s_s[at], ss); }
         workgroupBarrier(); // S_0 complete; every subgroup is done with K_0
-        for (var kb = 0u; kb < kv_end; kb += BK) {
+        for (var kb = kb0; kb < kv_end; kb += BK) {
             let has_next = kb + BK < kv_end;
             if (has_next) {
                 put_part(&regs, kb + BK, k_head, v_head, t, true);
@@ -558,10 +574,10 @@ fn main(
     } else {
         // One tile at a time: the fetched tile is put into kv_s and the next tile's loads issued
         // before computing.
-        if (kv_end > 0u) {
-            fetch_tile(&regs, 0u, k_head, v_head, t);
+        if (kv_end > kb0) {
+            fetch_tile(&regs, kb0, k_head, v_head, t);
         }
-        for (var kb = 0u; kb < kv_end; kb += BK) {
+        for (var kb = kb0; kb < kv_end; kb += BK) {
             loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
             if ((ABLATE & 1u) == 0u) {
                 put_tile(&regs, kb, k_head, v_head, t);
@@ -623,17 +639,7 @@ fn main(
         }
     }
 
-    // Line 12: divide by the row sums and store, one O fragment at a time through s_s.
-    let l_row = row_lanes_sum(l);
-    let inv = select(1.0 / l_row, 0.0, l_row == 0.0) * fac.out;
-    let out_row = q0 + my_row;
-    let out_at = row_base(p.out, b, h, 0u) + out_row * p.out.w;
-    store_o(o0, 0u, row0, my_row, lane, inv, out_row, out_at);
-    if (O_FRAGS > 1u) { store_o(o1, 1u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 2u) { store_o(o2, 2u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 3u) { store_o(o3, 3u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 4u) { store_o(o4, 4u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 5u) { store_o(o5, 5u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 6u) { store_o(o6, 6u, row0, my_row, lane, inv, out_row, out_at); }
-    if (O_FRAGS > 7u) { store_o(o7, 7u, row0, my_row, lane, inv, out_row, out_at); }
+    // Line 12 (wgsl/coop_kv_whole.wgsl): divide by the row sums and store; with the keys split
+    // (wgsl/coop_kv_split.wgsl) the split's unnormalised rows, max and sum for the reduce pass.
+    finish(o0, o1, o2, o3, o4, o5, o6, o7, l, m_used, row0, my_row, lane, fac.out, q0, b, h, split);
 }

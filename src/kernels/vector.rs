@@ -1,8 +1,9 @@
 //! The decode family (`wgsl/vector.wgsl`, `wgsl/vector_reduce.wgsl`): short queries (q_len <= 32;
-//! `Path::Auto` takes it for q_len <= 8, and up to 32 against long enough caches: chunked prefill,
-//! speculative decoding), the query heads of a GQA group sharing every K/V load, the keys split
-//! over workgroups (flash-decoding) when one workgroup per KV head would leave the GPU idle, and a
-//! second pass combining the splits.
+//! `Path::Auto` takes it for q_len <= 8, and up to 32 against long enough caches where the
+//! cooperative kernel does not run the dtype: chunked prefill, speculative decoding), the query
+//! heads of a GQA group sharing every K/V load, the keys split over workgroups (flash-decoding)
+//! when one workgroup per KV head would leave the GPU idle, and a second pass combining the
+//! splits (which the cooperative kernel's KV splits also use).
 
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, Tensor};
@@ -24,12 +25,15 @@ pub const AUTO_Q_LEN: u32 = 8;
 const MAX_ROWS: u32 = 32;
 
 /// For queries longer than [`AUTO_Q_LEN`] (up to [`MAX_Q_LEN`]), the shortest cache `Path::Auto`
-/// takes the decode kernel for: measured on the H200 (BENCHMARKS.md, "Short queries against long
-/// caches"), 32/32 and 32/8 heads, d64 and d128, q_len 9, 16 and 32. f32: from 128 keys the decode
-/// kernel beat both the portable fused kernel and the unfused path at every row (1.0-6.7x the
-/// better of them; 17-18x the fused kernel at q_len 9 against 16384 keys); below, the fused kernel
-/// was up to 20% faster. f16: from 512 keys it was 0.93-3.3x the cooperative kernel (the one row
-/// below 1: q_len 32, d128, 2048 keys), below 512 the cooperative kernel was up to 30% faster.
+/// takes the decode kernel for, where the cooperative-matrix kernel does not take the dtype
+/// itself: measured on the H200 (BENCHMARKS.md, "Short queries against long caches"), 32/32 and
+/// 32/8 heads, d64 and d128, q_len 9, 16 and 32. f32 (the portable kernel there): from 128 keys
+/// the decode kernel beat both the portable fused kernel and the unfused path at every row
+/// (1.0-6.7x the better of them; 17-18x the fused kernel at q_len 9 against 16384 keys); below,
+/// the fused kernel was up to 20% faster. f16 against the cooperative kernel before it split the
+/// keys: from 512 keys 0.93-3.3x, below up to 30% slower; with the keys split the cooperative
+/// kernel is the faster one (0.127 ms for 64 query rows, d64, 16384 keys, where the decode kernel
+/// took 0.238 for 16 rows), so the decode kernel takes f16 past q_len 8 only without it.
 pub fn auto_min_kv_len(dtype: crate::desc::DType) -> u32 {
     match dtype {
         crate::desc::DType::F32 => 128,
@@ -37,11 +41,20 @@ pub fn auto_min_kv_len(dtype: crate::desc::DType) -> u32 {
     }
 }
 
-/// Whether `Path::Auto` takes the decode kernel for `desc` (see [`AUTO_Q_LEN`] and
-/// [`auto_min_kv_len`]).
-pub fn auto_takes(desc: &AttentionDesc) -> bool {
+/// Whether `Path::Auto` takes the decode kernel for `desc` on an adapter with `caps`: every query
+/// up to [`AUTO_Q_LEN`] rows; up to [`MAX_Q_LEN`] against [`auto_min_kv_len`] keys or more where
+/// the cooperative-matrix kernel does not run the dtype on its own fragments (none listed, or f32
+/// split onto f16 ones).
+pub fn auto_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     desc.q_len <= AUTO_Q_LEN
-        || (desc.q_len <= MAX_Q_LEN && desc.kv_len >= auto_min_kv_len(desc.dtype))
+        || (short_query_long_cache(desc) && !crate::kernels::fused_coop::native(caps, desc.dtype))
+}
+
+/// A query of `AUTO_Q_LEN + 1 ..= MAX_Q_LEN` rows against at least [`auto_min_kv_len`] keys:
+/// where `Path::Auto` takes the decode kernel, or the cooperative kernel (keys split) where that
+/// runs the dtype on its own fragments.
+pub fn short_query_long_cache(desc: &AttentionDesc) -> bool {
+    desc.q_len > AUTO_Q_LEN && desc.q_len <= MAX_Q_LEN && desc.kv_len >= auto_min_kv_len(desc.dtype)
 }
 
 /// The fewest keys worth a split of their own.
@@ -265,12 +278,49 @@ pub fn scratch_bytes(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
     if t.kv_splits == 1 {
         return 16;
     }
+    partial_bytes(desc, t.kv_splits)
+}
+
+/// Bytes of `kv_splits` splits' partial results (the layout `wgsl/vector_reduce.wgsl` reads,
+/// also written by the cooperative kernel's KV splits): per split and query vector,
+/// `v_head_dim` unnormalised outputs, then a (max, sum) pair.
+pub fn partial_bytes(desc: &AttentionDesc, kv_splits: u32) -> u64 {
     desc.batch as u64
         * desc.q_heads as u64
         * desc.q_len as u64
-        * t.kv_splits as u64
+        * kv_splits as u64
         * (desc.v_head_dim as u64 + 2)
         * 4
+}
+
+/// The reduce pass combining `kv_splits` splits of `split_len` keys: one workgroup per query
+/// vector.
+pub(crate) fn reduce_dispatch(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    kv_splits: u32,
+    split_len: u32,
+) -> Result<Dispatch> {
+    let heads = desc.batch * desc.q_heads;
+    let vectors = heads as u64 * desc.q_len as u64;
+    let vectors = u32::try_from(vectors)
+        .map_err(|_| Error::limit("decode query vectors", vectors, "u32", u32::MAX as u64))?;
+    let d = Dispatch {
+        variant: ShaderVariant::new(
+            KernelEntry::VectorReduce,
+            desc.dtype,
+            vec![
+                ("V_HEAD_DIM", desc.v_head_dim),
+                ("MASK_KIND", mask_kind(desc)),
+            ],
+        ),
+        workgroups: grid_2d(vectors, caps.max_workgroups_per_dimension),
+        head_base: 0,
+        head_count: heads,
+        splits: Some((kv_splits, split_len)),
+    };
+    check_grid(caps, d.variant.entry.name(), d.workgroups)?;
+    Ok(d)
 }
 
 /// The dispatches (the split pass, and the reduce pass when there are several splits) and the
@@ -325,22 +375,7 @@ pub fn plan(
         splits: Some((t.kv_splits, t.split_len)),
     }];
     if t.kv_splits > 1 && ablate & 1 == 0 {
-        let vectors = heads as u64 * desc.q_len as u64;
-        let vectors = u32::try_from(vectors)
-            .map_err(|_| Error::limit("decode query vectors", vectors, "u32", u32::MAX as u64))?;
-        dispatches.push(Dispatch {
-            variant: variant(
-                KernelEntry::VectorReduce,
-                vec![
-                    ("V_HEAD_DIM", desc.v_head_dim),
-                    ("MASK_KIND", mask_kind(desc)),
-                ],
-            ),
-            workgroups: grid_2d(vectors, caps.max_workgroups_per_dimension),
-            head_base: 0,
-            head_count: heads,
-            splits: Some((t.kv_splits, t.split_len)),
-        });
+        dispatches.push(reduce_dispatch(caps, desc, t.kv_splits, t.split_len)?);
     }
     for d in &dispatches {
         check_grid(caps, d.variant.entry.name(), d.workgroups)?;
@@ -381,10 +416,14 @@ mod tests {
             }
         };
         let d = |q, kv, dtype| AttentionDesc::new(1, 32, 8, q, kv, 128).with_dtype(dtype);
-        assert_eq!(kind(&d(16, 16384, DType::F16)), "vector");
-        assert_eq!(kind(&d(16, 511, DType::F16)), "unfused"); // q_len < the fused threshold
-        assert_eq!(kind(&d(32, 511, DType::F16)), "coop");
-        assert_eq!(kind(&d(32, 512, DType::F16)), "vector");
+        // f16 runs on the H200's own fragments: the cooperative kernel (keys split) from q_len 32;
+        // below the fused threshold the unfused path.
+        assert_eq!(kind(&d(16, 16384, DType::F16)), "coop");
+        assert_eq!(kind(&d(16, 511, DType::F16)), "unfused");
+        assert_eq!(kind(&d(32, 16384, DType::F16)), "coop");
+        let lavapipe = Capabilities::lavapipe();
+        assert!(auto_takes(&lavapipe, &d(16, 512, DType::F16)));
+        assert!(!auto_takes(&lavapipe, &d(16, 511, DType::F16)));
         assert_eq!(kind(&d(32, 128, DType::F32)), "vector");
         assert_eq!(kind(&d(32, 127, DType::F32)), "fused");
         assert_eq!(kind(&d(33, 16384, DType::F32)), "fused");
