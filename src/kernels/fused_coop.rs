@@ -405,15 +405,11 @@ pub fn plan(
             t.kv_splits,
             t.split_len,
         )?);
-        let scratch = crate::kernels::vector::partial_bytes(desc, t.kv_splits);
-        if scratch > caps.max_storage_binding_bytes {
-            return Err(Error::limit(
-                "fused KV split scratch bytes",
-                scratch,
-                "max_storage_buffer_binding_size",
-                caps.max_storage_binding_bytes,
-            ));
-        }
+        let scratch = crate::kernels::vector::check_scratch(
+            caps,
+            "fused KV split scratch bytes",
+            crate::kernels::vector::partial_bytes(desc, t.kv_splits),
+        )?;
         return Ok((dispatches, scratch));
     }
     if !t.split {
@@ -456,12 +452,10 @@ pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<Coo
             "the split f32 variant does not split the keys (its scratch holds its maxima)",
         ));
     }
-    let split_len = desc
-        .kv_len
-        .div_ceil(n.min(desc.kv_len.div_ceil(t.block_k)))
-        .next_multiple_of(t.block_k);
+    let wanted = n.min(desc.kv_len.div_ceil(t.block_k));
+    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, t.block_k);
     Ok(CoopTiles {
-        kv_splits: desc.kv_len.div_ceil(split_len).max(1),
+        kv_splits,
         split_len,
         ..t
     })
@@ -498,8 +492,7 @@ fn kv_splits(
     if wanted <= 1 {
         return none;
     }
-    let split_len = desc.kv_len.div_ceil(wanted).next_multiple_of(block_k);
-    let splits = desc.kv_len.div_ceil(split_len);
+    let (splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, block_k);
     if splits <= 1 {
         return none;
     }

@@ -29,6 +29,15 @@ pub(crate) fn layouts_aligned(desc: &AttentionDesc, tensors: &[Tensor], elements
     })
 }
 
+/// `(kv_splits, split_len)` for about `wanted` (at least 1) splits of `kv_len` keys in whole
+/// tiles of `block_k`: each split's length is rounded up to whole tiles, so the last split may be
+/// shorter and there may be fewer splits than wanted (the decode kernel's and the cooperative
+/// kernel's KV splits).
+pub(crate) fn key_splits(kv_len: u32, wanted: u32, block_k: u32) -> (u32, u32) {
+    let split_len = kv_len.div_ceil(wanted.max(1)).next_multiple_of(block_k);
+    (kv_len.div_ceil(split_len), split_len)
+}
+
 /// The one dispatch of a fused kernel: a workgroup per `block_q` query rows of each (batch,
 /// query head), checked against the adapter's grid limit.
 pub(crate) fn per_query_block(

@@ -255,12 +255,12 @@ pub fn fit_tiles(
             .div_ceil(base)
             .clamp(1, max_splits.max(1)),
     };
-    let split_len = desc.kv_len.div_ceil(wanted).next_multiple_of(block_k);
+    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, block_k);
     Ok(VectorTiles {
         rows,
         block_k,
         workgroup_size,
-        kv_splits: desc.kv_len.div_ceil(split_len),
+        kv_splits,
         split_len,
         workgroup_bytes: bytes,
         lanes_per_key,
@@ -291,6 +291,20 @@ pub fn partial_bytes(desc: &AttentionDesc, kv_splits: u32) -> u64 {
         * kv_splits as u64
         * (desc.v_head_dim as u64 + 2)
         * 4
+}
+
+/// `bytes` of split scratch (`what`, for the error), checked against the adapter's storage
+/// binding limit.
+pub(crate) fn check_scratch(caps: &Capabilities, what: &str, bytes: u64) -> Result<u64> {
+    if bytes > caps.max_storage_binding_bytes {
+        return Err(Error::limit(
+            what,
+            bytes,
+            "max_storage_buffer_binding_size",
+            caps.max_storage_binding_bytes,
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The reduce pass combining `kv_splits` splits of `split_len` keys: one workgroup per query
@@ -335,15 +349,7 @@ pub fn plan(
     desc: &AttentionDesc,
     t: &VectorTiles,
 ) -> Result<(Vec<Dispatch>, u64)> {
-    let scratch = scratch_bytes(desc, t);
-    if scratch > caps.max_storage_binding_bytes {
-        return Err(Error::limit(
-            "decode split scratch bytes",
-            scratch,
-            "max_storage_buffer_binding_size",
-            caps.max_storage_binding_bytes,
-        ));
-    }
+    let scratch = check_scratch(caps, "decode split scratch bytes", scratch_bytes(desc, t))?;
     let heads = desc.batch * desc.q_heads;
     let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
