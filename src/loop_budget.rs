@@ -53,7 +53,11 @@ fn loop_iterations(desc: &AttentionDesc, kernel: Kernel) -> Option<u64> {
                 + bk / 16
                 + (bk / kc) * (1 + (kc * dv / 4).div_ceil(wg) + kc / 4);
             let once = (d / dc) * (1 + q_chunk) + bk / 16 + 16;
-            let total = lk.div_ceil(bk) * per_tile + once;
+            // With KV splits each workgroup streams one split, and the reduce pass (as the
+            // decode kernel's below) loops over the splits.
+            let keys = (t.split_len as u64).min(lk);
+            let reduce = t.kv_splits as u64 * (3 + dv.div_ceil(64));
+            let total = (keys.div_ceil(bk) * per_tile + once).max(reduce);
             Some(total + total / 4)
         }
         Kernel::FusedCoop(_) => None,

@@ -84,6 +84,11 @@ pub struct FusedTiles {
     pub workgroup_size: u32,
     /// Workgroup memory used, bytes.
     pub workgroup_bytes: u32,
+    /// KV splits (flash-decoding: each workgroup takes `split_len` keys, a second pass combines
+    /// them); 1 without.
+    pub kv_splits: u32,
+    /// Keys per split (a multiple of `block_k`; `kv_len` without splits).
+    pub split_len: u32,
 }
 
 /// The kernel a plan runs.
@@ -132,9 +137,9 @@ pub struct PlanOptions {
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
     /// choose from `kv_len` and the adapter.
     pub decode_splits: Option<u32>,
-    /// Force the cooperative-matrix kernel's number of KV splits (tests, tuning; f16 fragments
-    /// only); `None` lets the planner split the keys where the query blocks alone would leave the
-    /// GPU idle.
+    /// Force the fused kernels' number of KV splits (tests, tuning; the portable kernel, and the
+    /// cooperative-matrix kernel on f16 fragments); `None` lets the planner split the keys where
+    /// the query blocks alone would leave the GPU idle.
     pub fused_kv_splits: Option<u32>,
 }
 
@@ -205,9 +210,14 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Fused(t) => write!(
                 f,
-                "fused BQ={} BK={} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} keys/thread={} p_parts={} threads={} wg_mem={}B",
+                "fused BQ={} BK={}{} d_chunk={} k_chunk={} q_{} stage={} rows/thread={} keys/thread={} p_parts={} threads={} wg_mem={}B",
                 t.block_q,
                 t.block_k,
+                if t.kv_splits > 1 {
+                    format!(" kv_splits={}x{}", t.kv_splits, t.split_len)
+                } else {
+                    String::new()
+                },
                 t.d_chunk,
                 t.k_chunk,
                 if t.q_resident { "resident" } else { "streamed" },
@@ -305,6 +315,14 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             scratch_bytes,
         })
     };
+    // The portable kernel's tiles, with the KV splits forced where the options force them.
+    let portable_tiles = || -> Result<FusedTiles> {
+        let t = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
+        match options.fused_kv_splits {
+            Some(n) => fused::force_kv_splits(desc, t, n),
+            None => Ok(t),
+        }
+    };
     let fused_plan = |reason: String| -> Result<Plan> {
         if let (Some(true), Some(stage)) = (options.cooperative, options.fused_stage) {
             return Err(Error::invalid(
@@ -338,8 +356,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 Ok(t) => Some(t),
                 Err(e) if options.cooperative == Some(true) => return Err(e),
                 Err(why) => {
-                    let portable =
-                        fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
+                    let portable = portable_tiles()?;
+                    let (dispatches, scratch_bytes) = fused::plan(caps, desc, &portable)?;
                     return Ok(Plan {
                         desc: desc.clone(),
                         kernel: Kernel::Fused(portable),
@@ -350,8 +368,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                                 other => other.to_string(),
                             }
                         ),
-                        dispatches: fused::plan(caps, desc, &portable)?,
-                        scratch_bytes: 0,
+                        dispatches,
+                        scratch_bytes,
                     });
                 }
             }
@@ -374,13 +392,14 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 scratch_bytes,
             });
         }
-        let tiles = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
+        let tiles = portable_tiles()?;
+        let (dispatches, scratch_bytes) = fused::plan(caps, desc, &tiles)?;
         Ok(Plan {
             desc: desc.clone(),
             kernel: Kernel::Fused(tiles),
             reason,
-            dispatches: fused::plan(caps, desc, &tiles)?,
-            scratch_bytes: 0,
+            dispatches,
+            scratch_bytes,
         })
     };
     // Every plan must also fit the driver's loop budget where it has one (src/loop_budget.rs).

@@ -25,6 +25,8 @@ const COOP_SPLIT_NONE: &str = include_str!("../wgsl/coop_split_none.wgsl");
 const COOP_SPLIT_F32: &str = include_str!("../wgsl/coop_split_f32.wgsl");
 const COOP_KV_WHOLE: &str = include_str!("../wgsl/coop_kv_whole.wgsl");
 const COOP_KV_SPLIT: &str = include_str!("../wgsl/coop_kv_split.wgsl");
+const FUSED_KV_WHOLE: &str = include_str!("../wgsl/fused_kv_whole.wgsl");
+const FUSED_KV_SPLIT: &str = include_str!("../wgsl/fused_kv_split.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
@@ -51,6 +53,9 @@ pub enum KernelEntry {
     /// `wgsl/fused_coop.wgsl` with the keys split over workgroups (`wgsl/coop_kv_split.wgsl`:
     /// each writes its split's partial result for [`KernelEntry::VectorReduce`]).
     FusedCoopKv,
+    /// `wgsl/fused.wgsl` with the keys split over workgroups (`wgsl/fused_kv_split.wgsl`: each
+    /// writes its split's partial result for [`KernelEntry::VectorReduce`]).
+    FusedKv,
     /// The decode kernel's split pass, `wgsl/vector.wgsl`.
     Vector,
     /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
@@ -88,6 +93,7 @@ impl KernelEntry {
             KernelEntry::SplitScales => "split_scales",
             KernelEntry::FusedCoopSplit => "fused_coop_split",
             KernelEntry::FusedCoopKv => "fused_coop_kv",
+            KernelEntry::FusedKv => "fused_kv",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
         }
@@ -98,7 +104,7 @@ impl KernelEntry {
             KernelEntry::UnfusedScores => UNFUSED_SCORES,
             KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
             KernelEntry::UnfusedPv => UNFUSED_PV,
-            KernelEntry::Fused => FUSED,
+            KernelEntry::Fused | KernelEntry::FusedKv => FUSED,
             KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit | KernelEntry::FusedCoopKv => {
                 FUSED_COOP
             }
@@ -152,7 +158,7 @@ impl KernelEntry {
                 (slot::V, Read),
                 (slot::SCRATCH, ReadWrite),
             ],
-            KernelEntry::FusedCoopKv => &[
+            KernelEntry::FusedCoopKv | KernelEntry::FusedKv => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -298,12 +304,12 @@ impl ShaderVariant {
         // After the kernel, whose overrides it uses (with it ahead of them, naga 30's
         // `process_overrides` panicked: an `unreachable!` on an override with neither name nor
         // id).
-        if self.coop.is_some() {
-            src.push_str(if self.entry == KernelEntry::FusedCoopKv {
-                COOP_KV_SPLIT
-            } else {
-                COOP_KV_WHOLE
-            });
+        match self.entry {
+            KernelEntry::FusedCoopKv => src.push_str(COOP_KV_SPLIT),
+            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => src.push_str(COOP_KV_WHOLE),
+            KernelEntry::FusedKv => src.push_str(FUSED_KV_SPLIT),
+            KernelEntry::Fused => src.push_str(FUSED_KV_WHOLE),
+            _ => {}
         }
         src
     }

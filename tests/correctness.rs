@@ -301,3 +301,64 @@ fn every_fused_block_shape_and_f32_staging() {
     }
     assert_cases(ctx, &all);
 }
+
+/// The portable fused kernel with the keys split over workgroups (flash-decoding, then the decode
+/// kernel's reduce pass), splits forced as a GPU's planner would choose them for short queries
+/// against long caches (the CPU adapter's planner does not split): ragged and tile-aligned
+/// splits, GQA, d128, both causal alignments (some splits of some blocks empty), boolean and
+/// additive masks, a KV cache slice, transposed layouts; the kernel that ran is checked too.
+#[test]
+fn fused_kv_splits() {
+    let Some(ctx) = ctx() else { return };
+    let mut all = Vec::new();
+    for dtype in dtypes() {
+        let base = |hq, hkv, lq, lk, d| AttentionDesc::new(1, hq, hkv, lq, lk, d).with_dtype(dtype);
+        let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 4, 40, 700));
+        let additive = Mask::Additive(MaskLayout::dense(false, false, 4, 40, 700));
+        for (name, desc, splits) in [
+            ("gqa x3", base(4, 2, 70, 1000, 64), 3),
+            ("d128 x5", base(2, 2, 40, 700, 128), 5),
+            ("one split per tile", base(2, 1, 33, 300, 64), 1000),
+            (
+                "causal br x4",
+                base(2, 1, 50, 900, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+                4,
+            ),
+            (
+                "causal tl x4",
+                base(2, 1, 50, 900, 64).with_mask(Mask::Causal(CausalAlignment::TopLeft)),
+                4,
+            ),
+            (
+                "bool mask x3",
+                base(4, 2, 40, 700, 64).with_mask(bool_mask),
+                3,
+            ),
+            (
+                "additive mask x6",
+                base(4, 4, 40, 700, 64).with_mask(additive),
+                6,
+            ),
+            (
+                "kv cache slice x4",
+                kv_cache_slice(base(4, 2, 40, 600, 64), 1024, 37),
+                4,
+            ),
+            ("transposed x2", base(4, 2, 40, 500, 64).transposed(), 2),
+        ] {
+            let mut c = CheckCase::new(format!("{dtype} {name}"), desc, Path::Fused);
+            c.cooperative = Some(false);
+            c.fused_kv_splits = Some(splits);
+            c.inputs = Inputs::Normal;
+            all.push(c);
+        }
+    }
+    assert_cases(ctx, &all);
+    // The split ran: the plan says so.
+    let c = &all[0];
+    let out = run_case(ctx, c, 3).unwrap();
+    match out.kernel {
+        wgpu_sdpa::Kernel::Fused(t) => assert_eq!(t.kv_splits, 3, "{}", out.plan),
+        other => panic!("{other:?}"),
+    }
+}

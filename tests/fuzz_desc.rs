@@ -392,6 +392,19 @@ fn option_sets() -> Vec<PlanOptions> {
         o(Path::Fused, None, Some((0, 0)), None),
         o(Path::Fused, Some(true), Some((16, 32)), None),
         o(Path::Auto, None, None, Some(DType::F16)),
+        // The fused kernels' KV splits forced (0 is a typed error).
+        PlanOptions {
+            fused_kv_splits: Some(3),
+            ..o(Path::Fused, Some(false), None, None)
+        },
+        PlanOptions {
+            fused_kv_splits: Some(5),
+            ..o(Path::Fused, None, None, None)
+        },
+        PlanOptions {
+            fused_kv_splits: Some(0),
+            ..o(Path::Fused, None, None, None)
+        },
     ]
 }
 
@@ -616,9 +629,31 @@ fn check_plan(
             {
                 return Err(fail(format!("tiles {t:?}: {}", ctx())));
             }
+            // Keys split: the kernel's pass, then the reduce pass, scratch for every split's
+            // partial rows, tile-aligned splits covering the keys (none empty); not on CPU
+            // adapters unless forced.
+            let kv_split = t.kv_splits > 1;
+            let partials = desc.batch as u64
+                * desc.q_heads as u64
+                * desc.q_len as u64
+                * t.kv_splits as u64
+                * (desc.v_head_dim as u64 + 2)
+                * 4;
+            if p.dispatches().len() != 1 + kv_split as usize
+                || (kv_split != (p.scratch_bytes() > 0))
+                || t.kv_splits == 0
+                || (kv_split
+                    && (p.scratch_bytes() < partials
+                        || !t.split_len.is_multiple_of(t.block_k)
+                        || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64
+                        || (t.kv_splits as u64 - 1) * (t.split_len as u64) >= desc.kv_len as u64
+                        || (caps.device_type == wgpu::DeviceType::Cpu
+                            && options.fused_kv_splits.is_none())))
+            {
+                return Err(fail(format!("fused passes {t:?}: {}", ctx())));
+            }
             let g = p.dispatches()[0].workgroups;
-            if p.dispatches().len() != 1
-                || (g[0] as u64) * (t.block_q as u64) < desc.q_len as u64
+            if (g[0] as u64) * (t.block_q as u64) < desc.q_len as u64 * t.kv_splits as u64
                 || g[1] != desc.q_heads
                 || g[2] != desc.batch
             {

@@ -242,6 +242,14 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
             "{profile}: the planner emitted nothing"
         );
         println!("{profile}: {} distinct variants", variants.len());
+        // The fused kernels' KV split (short queries against long caches) is among them on GPU
+        // profiles: the portable kernel's everywhere, the cooperative one's where listed.
+        if caps.device_type != wgpu::DeviceType::Cpu {
+            assert!(
+                variants.keys().any(|l| l.starts_with("fused_kv ")),
+                "{profile}: no portable KV-split variant planned"
+            );
+        }
         for (label, (variant, why)) in &variants {
             if let Err(e) = translate(profile, &caps, variant, why) {
                 failures.push(format!("{profile}: {label} (planned for {why}):\n{e}"));

@@ -47,6 +47,7 @@ override WG: u32 = 256u;       // BQ * BK / (CK RM)
 override PF: u32 = 0u;         // vec4 registers per thread prefetching the next staging step, <= 16
 override ALIGN4: u32 = 0u;     // 1: the host proved every q/k/v/out offset and stride a multiple of 4
 override SWZ: u32 = 1u;        // 1: transposed tiles' vec4 columns XOR-swizzled by row (see swz)
+override KVS: u32 = 0u;        // 1: the keys split over workgroups (wgsl/fused_kv_split.wgsl)
 override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no Q K^T, 2 no P V, 4 no K/V/Q
                                // staging (loads and stores), 8 no exponentials (P = S)
 
@@ -341,25 +342,6 @@ fn pv_key(
     }
 }
 
-// Writes output slot `slot` (vec4 column tc + slot * NC) of the thread's 4 rows.
-fn store_slot(o: mat4x4<f32>, slot: u32, inv: vec4<f32>, out_head: u32, row0: u32, tc: u32) {
-    let col4 = tc + slot * (BK / CK);
-    if (slot >= NS || col4 >= V_HEAD_DIM / 4u) {
-        return;
-    }
-    for (var i = 0u; i < 4u; i++) {
-        let row = row0 + i;
-        if (row < p.q_len) {
-            let x = vec4<elem>(o[i] * inv[i]);
-            let at = at4(out_head + row * p.out.w + col4 * 4u);
-            out[at] = x.x;
-            out[at + 1u] = x.y;
-            out[at + 2u] = x.z;
-            out[at + 3u] = x.w;
-        }
-    }
-}
-
 // The maxima (or sums) of the 4 rows r0..r0+3 over the row group's partial values in row_red.
 fn row_group_max(r0: u32) -> vec4<f32> {
     let nc4 = BK / (4u * CK);
@@ -405,7 +387,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let tc = t % nc;
     let r0 = tr * RM;             // first of the thread's rows within the block
     let r4 = r0 + 4u;             // first row of the second row quad (RM == 8)
-    let q0 = wg.x * BQ;           // first query row of the block
+    // With the keys split (KVS, wgsl/fused_kv_split.wgsl) x is the query block times the splits.
+    var split = 0u;
+    var bx = wg.x;
+    if (KVS == 1u) {
+        split = wg.x % p.kv_splits;
+        bx = wg.x / p.kv_splits;
+    }
+    let q0 = bx * BQ;             // first query row of the block
     let h = wg.y;
     let b = wg.z;
     let kv_head = h / p.group;
@@ -447,14 +436,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
     }
 
-    // The first staging step (K dims 0..DC of tile 0) in flight before the loop.
+    // This workgroup's keys: [kb0, kv_end) (a split's, in whole tiles, with KVS).
+    var kb0 = 0u;
+    if (KVS == 1u) {
+        kb0 = split * p.split_len;
+        kv_end = min(kv_end, kb0 + p.split_len);
+    }
+
+    // The first staging step (K dims 0..DC of the first tile) in flight before the loop.
     var next = Slots();
-    if (PF > 0u && kv_end > 0u) {
-        next = fetch_step(false, 0u, 0u);
+    if (PF > 0u && kv_end > kb0) {
+        next = fetch_step(false, kb0, 0u);
     }
 
     // Line 6: stream the KV tiles.
-    for (var kb = 0u; kb < kv_end; kb += BK) {
+    for (var kb = kb0; kb < kv_end; kb += BK) {
         // Line 8: S = Q K^T as outer products over the head dim, DC dims staged at a time.
         var s0 = vec4<f32>();
         var s1 = vec4<f32>();
@@ -693,27 +689,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
     }
 
-    // Line 12: the row sums are spread over the row group; add them, divide, store.
+    // Line 12: the row sums are spread over the row group; add them, then store the rows
+    // (wgsl/fused_kv_whole.wgsl: divided, to `out`; wgsl/fused_kv_split.wgsl: the split's partial
+    // result for the reduce pass).
     workgroupBarrier(); // row_red readers of the last tile are done
     put_row_red(r0, tc, l);
     if (RM == 8u) {
         put_row_red(r4, tc, lb);
     }
     workgroupBarrier();
-    let l_row = row_group_sum(r0);
-    // A row with every key excluded has l_row == 0 and is written as zeros.
-    let inv = select(vec4<f32>(1.0) / l_row, vec4<f32>(0.0), l_row == vec4<f32>(0.0));
-    let out_head = row_base(p.out, b, h, 0u);
-    store_slot(o0, 0u, inv, out_head, q0 + r0, tc);
-    store_slot(o1, 1u, inv, out_head, q0 + r0, tc);
-    store_slot(o2, 2u, inv, out_head, q0 + r0, tc);
-    store_slot(o3, 3u, inv, out_head, q0 + r0, tc);
+    finish_rows(o0, o1, o2, o3, m, row_group_sum(r0), b, h, q0 + r0, tc, split);
     if (RM == 8u) {
-        let lb_row = row_group_sum(r4);
-        let inv_b = select(vec4<f32>(1.0) / lb_row, vec4<f32>(0.0), lb_row == vec4<f32>(0.0));
-        store_slot(o4, 0u, inv_b, out_head, q0 + r4, tc);
-        store_slot(o5, 1u, inv_b, out_head, q0 + r4, tc);
-        store_slot(o6, 2u, inv_b, out_head, q0 + r4, tc);
-        store_slot(o7, 3u, inv_b, out_head, q0 + r4, tc);
+        finish_rows(o4, o5, o6, o7, mb, row_group_sum(r4), b, h, q0 + r4, tc, split);
     }
 }

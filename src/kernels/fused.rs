@@ -1,5 +1,16 @@
 //! The portable fused family (`wgsl/fused.wgsl`): tiles fitted to the adapter's workgroup
 //! memory, one dispatch of `ceil(q_len / block_q) x q_heads x batch` workgroups.
+//!
+//! Where those query blocks would fill less than half of a GPU and the keys are long (short
+//! queries against long caches: chunked prefill), the keys are split over workgroups as well
+//! (flash-decoding; `crate::kernels::fused_kv_splits`, the cooperative kernel's rule): each
+//! workgroup writes its split's unnormalised rows, max and sum (`wgsl/fused_kv_split.wgsl`) and
+//! the decode kernel's reduce pass (`wgsl/vector_reduce.wgsl`) combines them. The blocks are then
+//! chosen as for a full grid (`workgroups` counts the splits): tall blocks read each split of K
+//! and V for more query rows. On the H200, f32, 32/8 heads, 16384 keys (benches/results/
+//! h200-2026-11-30g-sweeps, runs 3-4): 33 rows 5.85 -> 0.45 ms at d64 (0.96 -> 0.84 at d128), 64
+//! rows 1.21 -> 0.45 (1.85 -> 0.87), 128 rows 1.12 -> 0.72 (1.85 -> 1.30). Knob
+//! `portable_kv_splits=N` forces the number (1: none).
 
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType, Tensor};
@@ -198,6 +209,8 @@ fn configure(
         p_parts,
         workgroup_size,
         workgroup_bytes: 0,
+        kv_splits: 1,
+        split_len: desc.kv_len,
     };
     // Largest chunks first: the K slice and the V rows share one buffer, and a streamed Q
     // chunk is as deep as the K slice.
@@ -272,9 +285,16 @@ fn grid_fill(caps: &Capabilities) -> u64 {
     crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64
 }
 
-/// Workgroups of a dispatch with `block_q` query rows each.
-fn workgroups(desc: &AttentionDesc, block_q: u32) -> u64 {
-    desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64
+/// Workgroups of a dispatch with `block_q` query rows each: its query blocks, times the KV splits
+/// the planner would give them (`crate::kernels::fused_kv_splits`; none on CPU adapters or for
+/// short caches), so that short queries against long caches take the blocks a full grid takes
+/// and fill the GPU with splits rather than with small blocks (each of which reads the whole
+/// cache again).
+fn workgroups(caps: &Capabilities, desc: &AttentionDesc, block_q: u32) -> u64 {
+    let blocks = desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
+    let (splits, _) =
+        crate::kernels::fused_kv_splits(caps, desc, (block_q, 16), "portable_kv_splits");
+    blocks * splits as u64
 }
 
 /// What [`fit_by_policy`] maximises, in order: workgroups (up to the fill), useful work per
@@ -318,7 +338,7 @@ fn fit_by_policy(
             let steps = (desc.head_dim / t.d_chunk + block_k / t.k_chunk) as i64;
             // Rounded so that equal work compares equal.
             let key = (
-                workgroups(desc, block_q).min(fill),
+                workgroups(caps, desc, block_q).min(fill),
                 ((block_q * block_k) as f64 * eff * 1000.0).round() as u64,
                 (eff * 1000.0).round() as u64,
                 block_q,
@@ -334,8 +354,27 @@ fn fit_by_policy(
 
 /// Fits the tiles to the adapter: for the largest blocks first, Q resident with whole K and V
 /// tiles, then Q resident with K and V in chunks, then Q streamed in chunks too. `forced` pins
-/// `(block_q, block_k)`; `stage` pins the staging dtype (default: the storage dtype).
+/// `(block_q, block_k)`; `stage` pins the staging dtype (default: the storage dtype). The keys
+/// are split over workgroups where the query blocks alone would leave a GPU idle
+/// (`crate::kernels::fused_kv_splits`; knob `portable_kv_splits` forces the number).
 pub fn fit_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    forced: Option<(u32, u32)>,
+    stage: Option<DType>,
+) -> Result<FusedTiles> {
+    let t = fit_blocks(caps, desc, forced, stage)?;
+    let (kv_splits, split_len) =
+        crate::kernels::fused_kv_splits(caps, desc, (t.block_q, t.block_k), "portable_kv_splits");
+    Ok(FusedTiles {
+        kv_splits,
+        split_len,
+        ..t
+    })
+}
+
+/// [`fit_tiles`]' blocks and chunks, the keys whole.
+fn fit_blocks(
     caps: &Capabilities,
     desc: &AttentionDesc,
     forced: Option<(u32, u32)>,
@@ -365,7 +404,7 @@ pub fn fit_tiles(
             // that leave the GPU short of workgroups give way to 32-row ones (H200, f32, 32
             // heads, L = 128: d80 0.027 ms with 32-row blocks against 0.035 with 64, d128 0.031
             // against 0.044; 16-row blocks were slower than either).
-            let filled_q = if workgroups(desc, 64) >= grid_fill(caps) {
+            let filled_q = if workgroups(caps, desc, 64) >= grid_fill(caps) {
                 64
             } else {
                 32
@@ -453,7 +492,7 @@ fn tall_blocks(caps: &Capabilities, desc: &AttentionDesc, stage: DType) -> Optio
         && desc.head_dim.max(desc.v_head_dim) <= 128
         && desc.q_len >= TALL_BLOCKS.0
         && desc.kv_len >= TALL_BLOCKS.1
-        && workgroups(desc, TALL_BLOCKS.0) >= grid_fill(caps);
+        && workgroups(caps, desc, TALL_BLOCKS.0) >= grid_fill(caps);
     on.then(|| {
         configure(
             caps,
@@ -494,7 +533,23 @@ fn aligned_to_4(desc: &AttentionDesc) -> bool {
 }
 
 /// The one dispatch of the fused kernel with tiles `t`.
-pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result<Vec<Dispatch>> {
+/// `t` with `n` KV splits forced (at most one per tile of keys; 1: none).
+pub fn force_kv_splits(desc: &AttentionDesc, t: FusedTiles, n: u32) -> Result<FusedTiles> {
+    let (kv_splits, split_len) = crate::kernels::forced_kv_splits(desc, n, t.block_k)?;
+    Ok(FusedTiles {
+        kv_splits,
+        split_len,
+        ..t
+    })
+}
+
+/// The dispatches (the kernel, and with KV splits the decode kernel's reduce pass combining them)
+/// and the scratch bytes (the splits' partial results).
+pub fn plan(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    t: &FusedTiles,
+) -> Result<(Vec<Dispatch>, u64)> {
     let wg = t.workgroup_size;
     let q_streamed = if t.q_resident {
         0
@@ -554,12 +609,104 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, t: &FusedTiles) -> Result
         coop: None,
         constants,
     };
-    per_query_block(caps, desc, variant, t.block_q)
+    let mut dispatches = per_query_block(caps, desc, variant, t.block_q)?;
+    if t.kv_splits == 1 {
+        return Ok((dispatches, 0));
+    }
+    // Split KV: the query blocks times the splits along x, then the reduce pass.
+    let d = &mut dispatches[0];
+    d.variant.entry = KernelEntry::FusedKv;
+    d.variant.constants.push(("KVS", 1));
+    d.workgroups[0] *= t.kv_splits;
+    d.splits = Some((t.kv_splits, t.split_len));
+    crate::planner::check_grid(caps, d.variant.entry.name(), d.workgroups)?;
+    dispatches.push(crate::kernels::vector::reduce_dispatch(
+        caps,
+        desc,
+        t.kv_splits,
+        t.split_len,
+    )?);
+    let scratch = crate::kernels::vector::check_scratch(
+        caps,
+        "fused KV split scratch bytes",
+        crate::kernels::vector::partial_bytes(desc, t.kv_splits),
+    )?;
+    Ok((dispatches, scratch))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_queries_against_long_caches_split_the_keys() {
+        use crate::planner::{plan, Kernel, PlanOptions};
+        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
+            return; // knobs change the defaults
+        }
+        let nvidia = Capabilities::nvidia_vulkan();
+        // f32 on the H200 profile: the portable kernel below q_len 256.
+        let desc = AttentionDesc::new(1, 32, 8, 64, 16384, 128);
+        let p = plan(&nvidia, &desc, &PlanOptions::default()).unwrap();
+        let Kernel::Fused(t) = p.kernel() else {
+            panic!("{p}")
+        };
+        let base = desc.q_len.div_ceil(t.block_q) * desc.q_heads;
+        assert!(
+            t.kv_splits > 1 && t.split_len.is_multiple_of(t.block_k),
+            "{p}"
+        );
+        assert!(
+            t.kv_splits * base <= 264 && 2 * t.kv_splits * base > 264,
+            "{p}"
+        );
+        assert!(t.kv_splits * t.split_len >= desc.kv_len, "{p}");
+        assert!((t.kv_splits - 1) * t.split_len < desc.kv_len, "{p}");
+        let names: Vec<_> = p.dispatches().iter().map(|d| d.variant.entry).collect();
+        assert_eq!(
+            names,
+            [KernelEntry::FusedKv, KernelEntry::VectorReduce],
+            "{p}"
+        );
+        assert_eq!(
+            p.dispatches()[0].workgroups,
+            [desc.q_len.div_ceil(t.block_q) * t.kv_splits, 32, 1]
+        );
+        assert_eq!(
+            p.scratch_bytes(),
+            crate::kernels::vector::partial_bytes(&desc, t.kv_splits)
+        );
+        // Enough query blocks, short caches, or a CPU adapter: no split.
+        for (caps, desc) in [
+            (&nvidia, AttentionDesc::new(1, 32, 8, 4096, 16384, 128)),
+            (&nvidia, AttentionDesc::new(1, 32, 8, 64, 400, 128)),
+            (&Capabilities::lavapipe(), desc.clone()),
+        ] {
+            let t = fit_tiles(caps, &desc, None, None).unwrap();
+            assert_eq!((t.kv_splits, t.split_len), (1, desc.kv_len), "{desc} {t:?}");
+            let (dispatches, scratch) = super::plan(caps, &desc, &t).unwrap();
+            assert_eq!(dispatches.len(), 1);
+            assert_eq!(dispatches[0].variant.entry, KernelEntry::Fused);
+            assert_eq!(scratch, 0);
+        }
+        // Forced: ragged splits cover the keys, tile-aligned; zero is an error.
+        let t = fit_tiles(&nvidia, &desc, None, None).unwrap();
+        let forced = force_kv_splits(&desc, t, 7).unwrap();
+        assert_eq!(forced.kv_splits, 7);
+        assert!(forced.split_len.is_multiple_of(t.block_k));
+        assert!(forced.kv_splits * forced.split_len >= desc.kv_len);
+        let e = force_kv_splits(&desc, t, 0).unwrap_err();
+        assert_eq!(e.field(), Some("fused_kv_splits"), "{e}");
+        // At most one split per tile.
+        let short = AttentionDesc::new(1, 2, 2, 64, 100, 64);
+        let t = fit_tiles(&nvidia, &short, None, None).unwrap();
+        let forced = force_kv_splits(&short, t, 50).unwrap();
+        assert_eq!(
+            forced.kv_splits,
+            short.kv_len.div_ceil(t.block_k),
+            "{forced:?}"
+        );
+    }
 
     #[test]
     fn tiles_fit_every_profile_and_head_dim() {
@@ -668,14 +815,20 @@ mod tests {
             ));
         }
         // Not for head dims below 64 (whole tiles there), nor short key lengths; no 128-row
-        // blocks that would leave the GPU short of workgroups.
+        // blocks that would leave the GPU short of workgroups (keys too few to split).
         let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 32).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");
         assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "{t:?}");
-        let desc = AttentionDesc::new(1, 32, 32, 256, 4096, 128).with_dtype(DType::F32);
+        let desc = AttentionDesc::new(1, 32, 32, 256, 512, 128).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), TALL_BLOCKS, "{t:?}");
+        // Where the keys can be split the splits fill the GPU, and the 128-row blocks come back.
+        if std::env::var_os("WGPU_SDPA_TUNE").is_none() {
+            let desc = AttentionDesc::new(1, 32, 32, 256, 4096, 128).with_dtype(DType::F32);
+            let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
+            assert_eq!((t.block_q, t.block_k, t.kv_splits), (128, 64, 4), "{t:?}");
+        }
         let desc = AttentionDesc::new(1, 32, 32, 4096, 64, 128).with_dtype(DType::F32);
         let t = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None, None).unwrap();
         assert_ne!((t.block_q, t.block_k), WIDE_KEYS, "{t:?}");

@@ -442,9 +442,6 @@ pub fn plan(
 /// `t` with `n` KV splits forced (at most one per tile of keys; 1: none), or an error for the
 /// split f32 variant.
 pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<CoopTiles> {
-    if n == 0 {
-        return Err(Error::invalid("fused_kv_splits", 0, "must be at least 1"));
-    }
     if t.split && n > 1 {
         return Err(Error::invalid(
             "fused_kv_splits",
@@ -452,8 +449,7 @@ pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<Coo
             "the split f32 variant does not split the keys (its scratch holds its maxima)",
         ));
     }
-    let wanted = n.min(desc.kv_len.div_ceil(t.block_k));
-    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, t.block_k);
+    let (kv_splits, split_len) = crate::kernels::forced_kv_splits(desc, n, t.block_k)?;
     Ok(CoopTiles {
         kv_splits,
         split_len,
@@ -461,17 +457,9 @@ pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<Coo
     })
 }
 
-/// Workgroups the KV splits aim for (two an SM of the H200, as the decode kernel's).
-const KV_SPLIT_TARGET: u32 = 264;
-
-/// The fewest keys a split takes: tiles enough to amortise a workgroup's Q staging and the
-/// partial write.
-const KV_SPLIT_MIN_KEYS: u32 = 512;
-
-/// `(kv_splits, split_len)` for `desc` with these blocks: splits where the query blocks fill
-/// less than half of [`KV_SPLIT_TARGET`] workgroups and the keys are long enough, each split
-/// at least [`KV_SPLIT_MIN_KEYS`] keys (f16 fragments only: the split f32 variant's scratch holds
-/// its maxima). Knob `coop_kv_splits` forces the number (0 or 1: none).
+/// `(kv_splits, split_len)` for `desc` with these blocks (`crate::kernels::fused_kv_splits`;
+/// f16 fragments only: the split f32 variant's scratch holds its maxima). Knob `coop_kv_splits`
+/// forces the number (0 or 1: none).
 fn kv_splits(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -479,24 +467,10 @@ fn kv_splits(
     block_k: u32,
     split: bool,
 ) -> (u32, u32) {
-    let none = (1, desc.kv_len);
-    if split || caps.device_type == wgpu::DeviceType::Cpu {
-        return none;
+    if split {
+        return (1, desc.kv_len);
     }
-    let base = desc.q_len.div_ceil(block_q) * desc.q_heads * desc.batch;
-    let wanted = match crate::tune::knob("coop_kv_splits") {
-        Some(n) => n.max(1),
-        None if 2 * base > KV_SPLIT_TARGET => 1,
-        None => (KV_SPLIT_TARGET / base).min(desc.kv_len / KV_SPLIT_MIN_KEYS),
-    };
-    if wanted <= 1 {
-        return none;
-    }
-    let (splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, block_k);
-    if splits <= 1 {
-        return none;
-    }
-    (splits, split_len)
+    crate::kernels::fused_kv_splits(caps, desc, (block_q, block_k), "coop_kv_splits")
 }
 
 #[cfg(test)]

@@ -38,6 +38,63 @@ pub(crate) fn key_splits(kv_len: u32, wanted: u32, block_k: u32) -> (u32, u32) {
     (kv_len.div_ceil(split_len), split_len)
 }
 
+/// Workgroups the fused kernels' KV splits aim for (two an SM of the H200, as the decode
+/// kernel's).
+const FUSED_KV_SPLIT_TARGET: u32 = 264;
+
+/// The fewest keys a fused kernel's split takes: tiles enough to amortise a workgroup's Q
+/// staging and the partial write.
+const FUSED_KV_SPLIT_MIN_KEYS: u32 = 512;
+
+/// `(kv_splits, split_len)` of a fused kernel with `block_q` x `block_k` blocks for `desc`:
+/// splits (flash-decoding) where its query blocks fill less than half of
+/// [`FUSED_KV_SPLIT_TARGET`] workgroups and the keys are long enough, each split at least
+/// [`FUSED_KV_SPLIT_MIN_KEYS`] keys; none on CPU adapters (no idle cores to fill). Tuning knob
+/// `knob` forces the number (0 or 1: none).
+pub(crate) fn fused_kv_splits(
+    caps: &crate::capabilities::Capabilities,
+    desc: &crate::desc::AttentionDesc,
+    (block_q, block_k): (u32, u32),
+    knob: &str,
+) -> (u32, u32) {
+    let none = (1, desc.kv_len);
+    let base = desc.q_len.div_ceil(block_q) * desc.q_heads * desc.batch;
+    let wanted = match crate::tune::knob(knob) {
+        Some(n) => n.max(1),
+        None if caps.device_type == wgpu::DeviceType::Cpu => 1,
+        None if 2 * base > FUSED_KV_SPLIT_TARGET => 1,
+        None => (FUSED_KV_SPLIT_TARGET / base).min(desc.kv_len / FUSED_KV_SPLIT_MIN_KEYS),
+    };
+    if wanted <= 1 {
+        return none;
+    }
+    match key_splits(desc.kv_len, wanted, block_k) {
+        (1, _) => none,
+        splits => splits,
+    }
+}
+
+/// `(kv_splits, split_len)` for `n` forced KV splits of a fused kernel with `block_k`-key tiles
+/// (at most one per tile; 1: none), or an error for `n` = 0 (field `fused_kv_splits`).
+pub(crate) fn forced_kv_splits(
+    desc: &crate::desc::AttentionDesc,
+    n: u32,
+    block_k: u32,
+) -> crate::error::Result<(u32, u32)> {
+    if n == 0 {
+        return Err(crate::error::Error::invalid(
+            "fused_kv_splits",
+            0,
+            "must be at least 1",
+        ));
+    }
+    Ok(key_splits(
+        desc.kv_len,
+        n.min(desc.kv_len.div_ceil(block_k)),
+        block_k,
+    ))
+}
+
 /// The one dispatch of a fused kernel: a workgroup per `block_q` query rows of each (batch,
 /// query head), checked against the adapter's grid limit.
 pub(crate) fn per_query_block(
