@@ -37,10 +37,13 @@ pub struct BenchShape {
 
 impl BenchShape {
     /// The kernel the row's second column times on an adapter with `caps`: the decode kernel
-    /// where `Path::Auto` takes it (q_len <= 8, and short queries against long enough caches),
-    /// else the fused one.
+    /// where `Path::Auto` takes it (q_len <= 8, and short queries against long enough caches
+    /// but for those the portable kernel takes with its keys split), else the fused one.
     pub fn fast_path(&self, caps: &crate::Capabilities) -> Path {
-        if crate::kernels::vector::auto_takes(caps, &self.desc()) {
+        let desc = self.desc();
+        if crate::kernels::vector::auto_takes(caps, &desc)
+            && !crate::kernels::vector::portable_split_takes(caps, &desc)
+        {
             Path::Vector
         } else {
             Path::Fused

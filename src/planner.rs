@@ -420,6 +420,26 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
     // cannot serve one, the shortest go to the unfused path and the others to the rules below.
     let mut note = String::new();
     if options.path == Path::Auto && vector::auto_takes(caps, desc) {
+        // f32 queries of 17-32 rows against 4096 keys or more where the portable kernel splits
+        // the keys: that kernel (`vector::portable_split_takes`).
+        if options.cooperative != Some(true)
+            && options.fused_stage.is_none()
+            && vector::portable_split_takes(caps, desc)
+        {
+            let reason = format!(
+                "f32 q_len {} in {}..={} against kv_len {} >= {}: the portable kernel, keys split",
+                desc.q_len,
+                vector::PORTABLE_SPLIT_AFTER_Q_LEN + 1,
+                vector::MAX_Q_LEN,
+                desc.kv_len,
+                vector::PORTABLE_SPLIT_MIN_KV_LEN
+            );
+            if let Ok(p) = fused_plan(reason) {
+                if matches!(p.kernel(), Kernel::Fused(t) if t.kv_splits > 1) {
+                    return Ok(p);
+                }
+            }
+        }
         let reason = if desc.q_len <= vector::AUTO_Q_LEN {
             format!("q_len {} <= {} (decode)", desc.q_len, vector::AUTO_Q_LEN)
         } else {

@@ -342,6 +342,39 @@ fn pv_key(
     }
 }
 
+// Writes output slot `slot` (vec4 column tc + slot * NC) of the thread's 4 rows from row0 of
+// head h, times their `scale`, where wgsl/fused_kv_whole.wgsl (the output) or
+// wgsl/fused_kv_split.wgsl (the split's partial rows) says (`row_dest`, `put4`).
+fn store_slot(o: mat4x4<f32>, slot: u32, scale: vec4<f32>, b: u32, h: u32, row0: u32, tc: u32, split: u32) {
+    let col4 = tc + slot * (BK / CK);
+    if (slot >= NS || col4 >= V_HEAD_DIM / 4u) {
+        return;
+    }
+    for (var i = 0u; i < 4u; i++) {
+        let row = row0 + i;
+        if (row < p.q_len) {
+            put4(row_dest(b, h, row, split) + col4 * 4u, o[i] * scale[i]);
+        }
+    }
+}
+
+// The end of the kernel: the thread's 4 rows from row0 of head h with its output slots o0..o3,
+// the rows' max m and sums l_row (the same in every thread of the row group).
+fn finish_rows(o0: mat4x4<f32>, o1: mat4x4<f32>, o2: mat4x4<f32>, o3: mat4x4<f32>, m: vec4<f32>, l_row: vec4<f32>, b: u32, h: u32, row0: u32, tc: u32, split: u32) {
+    let scale = row_scale(l_row);
+    store_slot(o0, 0u, scale, b, h, row0, tc, split);
+    store_slot(o1, 1u, scale, b, h, row0, tc, split);
+    store_slot(o2, 2u, scale, b, h, row0, tc, split);
+    store_slot(o3, 3u, scale, b, h, row0, tc, split);
+    if (tc == 0u) {
+        for (var i = 0u; i < 4u; i++) {
+            if (row0 + i < p.q_len) {
+                put_stats(b, h, row0 + i, split, m[i], l_row[i]);
+            }
+        }
+    }
+}
+
 // The maxima (or sums) of the 4 rows r0..r0+3 over the row group's partial values in row_red.
 fn row_group_max(r0: u32) -> vec4<f32> {
     let nc4 = BK / (4u * CK);

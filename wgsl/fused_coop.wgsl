@@ -234,17 +234,39 @@ fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c 
     return r;
 }
 
-// Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `inv`, to `out`.
-fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, inv: f32, out_row: u32, out_at: u32) {
+// Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `scale`, through s_s
+// to row `row`'s destination from `at` (`put_o` of wgsl/coop_kv_whole.wgsl or coop_kv_split.wgsl).
+fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, scale: f32, row: u32, at: u32) {
     let ss = BK + 4u;
-    let at = row0 * ss;
+    let sa = row0 * ss;
     workgroupBarrier(); // s_s is free
-    coopStoreT(o, &s_s[at], ss);
+    coopStoreT(o, &s_s[sa], ss);
     workgroupBarrier();
-    if (out_row < p.q_len) {
+    if (row < p.q_len) {
         for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
-            out[out_at + n * FRAG + c] = elem(s_s[my_row * ss + c] * inv);
+            put_o(at + n * FRAG + c, s_s[my_row * ss + c] * scale);
         }
+    }
+}
+
+// The end of the kernel: row `my_row` of the subgroup's rows (query row q0 + my_row) with its O
+// fragments, lane sum `l` and max `m`, stored where wgsl/coop_kv_whole.wgsl (the output, divided
+// by the row's sum) or wgsl/coop_kv_split.wgsl (the split's partial row, max and sum) says.
+fn finish(o0: frag_c, o1: frag_c, o2: frag_c, o3: frag_c, o4: frag_c, o5: frag_c, o6: frag_c, o7: frag_c, l: f32, m: f32, row0: u32, my_row: u32, lane: u32, fac_out: f32, q0: u32, b: u32, h: u32, split: u32) {
+    let l_row = row_lanes_sum(l);
+    let row = q0 + my_row;
+    let scale = row_scale(l_row, fac_out);
+    let at = row_dest(b, h, row, split);
+    store_o(o0, 0u, row0, my_row, lane, scale, row, at);
+    if (O_FRAGS > 1u) { store_o(o1, 1u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 2u) { store_o(o2, 2u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 3u) { store_o(o3, 3u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 4u) { store_o(o4, 4u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 5u) { store_o(o5, 5u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 6u) { store_o(o6, 6u, row0, my_row, lane, scale, row, at); }
+    if (O_FRAGS > 7u) { store_o(o7, 7u, row0, my_row, lane, scale, row, at); }
+    if (row < p.q_len && lane % (SG / FRAG) == 0u) {
+        put_stats(b, h, row, split, m, l_row);
     }
 }
 

@@ -50,6 +50,32 @@ pub fn auto_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
         || (short_query_long_cache(desc) && !crate::kernels::fused_coop::native(caps, desc.dtype))
 }
 
+/// f32 queries longer than this many rows (up to [`MAX_Q_LEN`]) against at least
+/// [`PORTABLE_SPLIT_MIN_KV_LEN`] keys go to the portable fused kernel with its keys split, where
+/// it splits them (see [`portable_split_takes`]).
+pub const PORTABLE_SPLIT_AFTER_Q_LEN: u32 = 16;
+
+/// See [`PORTABLE_SPLIT_AFTER_Q_LEN`].
+pub const PORTABLE_SPLIT_MIN_KV_LEN: u32 = 4096;
+
+/// Whether `Path::Auto` gives a short f32 query against a long cache that [`auto_takes`] to the
+/// portable fused kernel with its keys split over workgroups rather than to the decode kernel
+/// (unless the options pin the fused kernel's variant or staging): more than
+/// [`PORTABLE_SPLIT_AFTER_Q_LEN`] rows against [`PORTABLE_SPLIT_MIN_KV_LEN`] keys or more, where
+/// that kernel's plan splits them (GPU adapters whose query blocks leave the GPU idle). Measured
+/// on the H200, f32, d64 and d128, 32/8 and 32/32 heads (BENCHMARKS.md, "Short queries against
+/// long caches"): from 20 rows and 4096 keys the split portable kernel was 1.2-2.1x faster than
+/// the decode kernel (q_len 32 against 16384 keys, d128: 0.496 against 1.042 ms); up to 16 rows
+/// the decode kernel was 1.3-3.7x faster at every length, and below 4096 keys as fast or faster.
+pub fn portable_split_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    desc.dtype == crate::desc::DType::F32
+        && desc.q_len > PORTABLE_SPLIT_AFTER_Q_LEN
+        && desc.q_len <= MAX_Q_LEN
+        && desc.kv_len >= PORTABLE_SPLIT_MIN_KV_LEN
+        && !crate::kernels::fused_coop::native(caps, desc.dtype)
+        && crate::kernels::fused::fit_tiles(caps, desc, None, None).is_ok_and(|t| t.kv_splits > 1)
+}
+
 /// A query of `AUTO_Q_LEN + 1 ..= MAX_Q_LEN` rows against at least [`auto_min_kv_len`] keys:
 /// where `Path::Auto` takes the decode kernel, or the cooperative kernel (keys split) where that
 /// runs the dtype on its own fragments.
@@ -433,6 +459,20 @@ mod tests {
         assert_eq!(kind(&d(32, 128, DType::F32)), "vector");
         assert_eq!(kind(&d(32, 127, DType::F32)), "fused");
         assert_eq!(kind(&d(33, 16384, DType::F32)), "fused");
+        // f32 past 16 rows against 4096 keys or more: the portable kernel with the keys split
+        // (on a GPU; the CPU adapter's portable kernel does not split them).
+        assert_eq!(kind(&d(16, 16384, DType::F32)), "vector");
+        assert_eq!(kind(&d(17, 4095, DType::F32)), "vector");
+        for q in [17, 24, 32] {
+            let desc = d(q, 4096, DType::F32);
+            let p = plan(&caps, &desc, &PlanOptions::default()).unwrap();
+            let Kernel::Fused(t) = p.kernel() else {
+                panic!("{p}")
+            };
+            assert!(t.kv_splits > 1, "{p}");
+            assert!(p.reason().contains("keys split"), "{p}");
+        }
+        assert!(!portable_split_takes(&lavapipe, &d(32, 16384, DType::F32)));
         // A K the decode kernel cannot bind (offset 1 f32: its bytes are never a multiple of 16)
         // falls back to the other rules, saying why.
         let k = TensorLayout::bhld(8, 4096, 128).with_offset(1);
