@@ -28,20 +28,21 @@ $run bench --decode --len 256,1024,4096,16384,32768,65536,131072 --json "$out/de
 python3 .device/torch_sdpa_bench.py --decode --dtype float16 --hdim 128 --heads 32 8 \
   --lens 256 1024 4096 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
 # Short queries against long caches (chunked prefill, speculative decoding): the planner's kernel
-# (the decode kernel, or the cooperative one with the keys split), the fused kernel with
-# --no-decode, and PyTorch.
-short="--dtype f16,f32 --hdim 64,128 --heads 32,8 --len 9,16,32,64,128,256 --kv-len 512,4096,16384"
+# (the decode kernel, or a fused one with the keys split), the fused kernel with --no-decode, and
+# PyTorch.
+short="--dtype f16,f32 --hdim 64,128 --heads 32,8 --len 9,16,24,32,64,128,256 --kv-len 512,4096,16384"
 $run bench $short --json "$out/short.json" > "$out/short.txt" 2>&1
 $run bench $short --no-decode --fused-only --json "$out/short-fused.json" > "$out/short-fused.txt" 2>&1
 python3 scripts/torch_short_queries.py --dtype float16 float32 --hdim 64 128 --heads 32 8 \
-  --q-lens 9 16 32 64 128 256 --kv-lens 512 4096 16384 > "$out/torch-short.txt" 2>&1
+  --q-lens 9 16 24 32 64 128 256 --kv-lens 512 4096 16384 > "$out/torch-short.txt" 2>&1
 # Registers per thread (the NVIDIA driver's pipeline statistics) of the kernels the planner picks
 # for the main shapes, where pipeline_stats was built.
 if [ -x .device/pipeline_stats ]; then
   {
     for shape in "--q-len 4096 --hdim 64 --dtype f16" "--q-len 4096 --hdim 128 --dtype f16" \
         "--q-len 4096 --hdim 64 --dtype f32" "--q-len 4096 --hdim 80 --dtype f32" \
-        "--q-len 4096 --hdim 128 --dtype f32" "--heads 32,8 --q-len 1 --kv-len 16384 --hdim 128 --dtype f16"; do
+        "--q-len 4096 --hdim 128 --dtype f32" "--heads 32,8 --q-len 1 --kv-len 16384 --hdim 128 --dtype f16" \
+        "--heads 32,8 --q-len 64 --kv-len 16384 --hdim 128 --dtype f32"; do
       echo "### pipeline_stats $shape"
       bash .device/on-device.sh .device/pipeline_stats $shape
     done
