@@ -158,28 +158,68 @@ fn more_splits_than_reduce_threads() {
 #[test]
 fn auto_picks_the_decode_kernel_for_short_queries() {
     let Some(ctx) = ctx() else { return };
-    // Up to q_len 8 always; up to 32 from 128 keys (f32) or 512 (f16); never past 32.
-    for (q_len, kv_len, dtype, decode) in [
-        (1, 4096, DType::F32, true),
-        (8, 16, DType::F32, true),
-        (9, 4096, DType::F32, true),
-        (32, 128, DType::F32, true),
-        (32, 127, DType::F32, false),
-        (16, 512, DType::F16, true),
-        (16, 511, DType::F16, false),
-        (33, 4096, DType::F32, false),
+    let caps = ctx.capabilities();
+    let gpu = caps.device_type != wgpu::DeviceType::Cpu;
+    // Where the cooperative kernel runs f16 on its own fragments (the H200), it takes f16 queries
+    // past 8 rows against long caches (keys split); elsewhere the decode kernel does.
+    let coop_f16 = wgpu_sdpa::kernels::fused_coop::native(caps, DType::F16);
+    if coop_f16 {
+        println!("the f16 rows past q_len 8 expect the cooperative kernel on this adapter");
+    }
+    if !gpu {
+        println!("SKIPPED: the portable kernel's KV split for f32 q_len 17-32 (a CPU adapter does not split)");
+    }
+    // Up to q_len 8 always; up to 32 from 128 keys (f32) or 512 (f16); never past 32; f32 past
+    // 16 rows against 4096 keys or more on a GPU: the portable kernel with the keys split.
+    for (q_len, kv_len, dtype, expected) in [
+        (1, 4096, DType::F32, "vector"),
+        (8, 16, DType::F32, "vector"),
+        (9, 4096, DType::F32, "vector"),
+        (16, 16384, DType::F32, "vector"),
+        (32, 128, DType::F32, "vector"),
+        (32, 4095, DType::F32, "vector"),
+        (32, 127, DType::F32, "fused"),
+        (
+            24,
+            16384,
+            DType::F32,
+            if gpu { "fused split" } else { "vector" },
+        ),
+        (
+            32,
+            4096,
+            DType::F32,
+            if gpu { "fused split" } else { "vector" },
+        ),
+        (8, 4096, DType::F16, "vector"),
+        (
+            16,
+            512,
+            DType::F16,
+            if coop_f16 { "coop" } else { "vector" },
+        ),
+        (16, 511, DType::F16, "unfused"),
+        (
+            33,
+            4096,
+            DType::F32,
+            if gpu { "fused split" } else { "fused" },
+        ),
     ] {
-        if dtype == DType::F16 && !ctx.capabilities().shader_f16 {
+        if dtype == DType::F16 && !caps.shader_f16 {
             eprintln!("SKIPPED: the f16 row q{q_len} kv{kv_len} (adapter has no SHADER_F16)");
             continue;
         }
         let desc = AttentionDesc::new(1, 8, 2, q_len, kv_len, 128).with_dtype(dtype);
         let plan = ctx.plan(&desc).unwrap();
-        assert_eq!(
-            matches!(plan.kernel(), Kernel::Vector(_)),
-            decode,
-            "{desc}: {plan}"
-        );
+        let kind = match plan.kernel() {
+            Kernel::Vector(_) => "vector",
+            Kernel::Fused(t) if t.kv_splits > 1 => "fused split",
+            Kernel::Fused(_) => "fused",
+            Kernel::FusedCoop(_) => "coop",
+            Kernel::Unfused => "unfused",
+        };
+        assert_eq!(kind, expected, "{desc}: {plan}");
     }
     // A forced decode path on a longer query is a typed error.
     let options = wgpu_sdpa::PlanOptions {
