@@ -609,29 +609,17 @@ pub fn plan(
         coop: None,
         constants,
     };
-    let mut dispatches = per_query_block(caps, desc, variant, t.block_q)?;
     if t.kv_splits == 1 {
-        return Ok((dispatches, 0));
+        return Ok((per_query_block(caps, desc, variant, t.block_q)?, 0));
     }
-    // Split KV: the query blocks times the splits along x, then the reduce pass.
-    let d = &mut dispatches[0];
-    d.variant.entry = KernelEntry::FusedKv;
-    d.variant.constants.push(("KVS", 1));
-    d.workgroups[0] *= t.kv_splits;
-    d.splits = Some((t.kv_splits, t.split_len));
-    crate::planner::check_grid(caps, d.variant.entry.name(), d.workgroups)?;
-    dispatches.push(crate::kernels::vector::reduce_dispatch(
+    crate::kernels::kv_split_passes(
         caps,
         desc,
-        t.kv_splits,
-        t.split_len,
-    )?);
-    let scratch = crate::kernels::vector::check_scratch(
-        caps,
-        "fused KV split scratch bytes",
-        crate::kernels::vector::partial_bytes(desc, t.kv_splits),
-    )?;
-    Ok((dispatches, scratch))
+        variant,
+        KernelEntry::FusedKv,
+        t.block_q,
+        (t.kv_splits, t.split_len),
+    )
 }
 
 #[cfg(test)]
@@ -651,30 +639,17 @@ mod tests {
         let Kernel::Fused(t) = p.kernel() else {
             panic!("{p}")
         };
-        let base = desc.q_len.div_ceil(t.block_q) * desc.q_heads;
-        assert!(
-            t.kv_splits > 1 && t.split_len.is_multiple_of(t.block_k),
-            "{p}"
+        crate::kernels::assert_kv_split_plan(
+            &p,
+            &desc,
+            KernelEntry::FusedKv,
+            (t.block_q, t.block_k),
+            (t.kv_splits, t.split_len),
         );
+        let base = desc.q_len.div_ceil(t.block_q) * desc.q_heads;
         assert!(
             t.kv_splits * base <= 264 && 2 * t.kv_splits * base > 264,
             "{p}"
-        );
-        assert!(t.kv_splits * t.split_len >= desc.kv_len, "{p}");
-        assert!((t.kv_splits - 1) * t.split_len < desc.kv_len, "{p}");
-        let names: Vec<_> = p.dispatches().iter().map(|d| d.variant.entry).collect();
-        assert_eq!(
-            names,
-            [KernelEntry::FusedKv, KernelEntry::VectorReduce],
-            "{p}"
-        );
-        assert_eq!(
-            p.dispatches()[0].workgroups,
-            [desc.q_len.div_ceil(t.block_q) * t.kv_splits, 32, 1]
-        );
-        assert_eq!(
-            p.scratch_bytes(),
-            crate::kernels::vector::partial_bytes(&desc, t.kv_splits)
         );
         // Enough query blocks, short caches, or a CPU adapter: no split.
         for (caps, desc) in [

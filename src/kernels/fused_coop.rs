@@ -391,26 +391,14 @@ pub fn plan(
             .push(("NL", words_per_thread(desc, t.block_k, t.workgroup_size)));
     }
     if t.kv_splits > 1 {
-        // Split KV: the query blocks times the splits along x, then the reduce pass.
-        let mut dispatches = per_query_block(caps, desc, variant, t.block_q)?;
-        let d = &mut dispatches[0];
-        d.variant.entry = KernelEntry::FusedCoopKv;
-        d.variant.constants.push(("KVS", 1));
-        d.workgroups[0] *= t.kv_splits;
-        d.splits = Some((t.kv_splits, t.split_len));
-        crate::planner::check_grid(caps, d.variant.entry.name(), d.workgroups)?;
-        dispatches.push(crate::kernels::vector::reduce_dispatch(
+        return crate::kernels::kv_split_passes(
             caps,
             desc,
-            t.kv_splits,
-            t.split_len,
-        )?);
-        let scratch = crate::kernels::vector::check_scratch(
-            caps,
-            "fused KV split scratch bytes",
-            crate::kernels::vector::partial_bytes(desc, t.kv_splits),
-        )?;
-        return Ok((dispatches, scratch));
+            variant,
+            KernelEntry::FusedCoopKv,
+            t.block_q,
+            (t.kv_splits, t.split_len),
+        );
     }
     if !t.split {
         return Ok((per_query_block(caps, desc, variant, t.block_q)?, 0));
@@ -486,24 +474,12 @@ mod tests {
         let Kernel::FusedCoop(t) = p.kernel() else {
             panic!("{p}")
         };
-        assert!(
-            t.kv_splits > 1 && t.split_len.is_multiple_of(t.block_k),
-            "{p}"
-        );
-        assert!(t.kv_splits * t.split_len >= desc.kv_len, "{p}");
-        let names: Vec<_> = p.dispatches().iter().map(|d| d.variant.entry).collect();
-        assert_eq!(
-            names,
-            [KernelEntry::FusedCoopKv, KernelEntry::VectorReduce],
-            "{p}"
-        );
-        assert_eq!(
-            p.dispatches()[0].workgroups,
-            [desc.q_len.div_ceil(t.block_q) * t.kv_splits, 32, 1]
-        );
-        assert_eq!(
-            p.scratch_bytes(),
-            crate::kernels::vector::partial_bytes(&desc, t.kv_splits)
+        crate::kernels::assert_kv_split_plan(
+            &p,
+            &desc,
+            KernelEntry::FusedCoopKv,
+            (t.block_q, t.block_k),
+            (t.kv_splits, t.split_len),
         );
         // Enough query blocks: no split; f32 (split onto f16 fragments): never.
         let long = AttentionDesc::new(1, 32, 8, 4096, 16384, 128).with_dtype(DType::F16);

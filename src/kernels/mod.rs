@@ -95,6 +95,41 @@ pub(crate) fn forced_kv_splits(
     ))
 }
 
+/// A fused kernel's passes with the keys split over workgroups: `variant` (its entry the kernel's
+/// split form, `entry`, with `KVS` = 1) on a grid of the query blocks times `kv_splits` along x,
+/// then the decode kernel's reduce pass combining the splits; with the scratch bytes of the
+/// splits' partial results.
+pub(crate) fn kv_split_passes(
+    caps: &crate::capabilities::Capabilities,
+    desc: &crate::desc::AttentionDesc,
+    mut variant: ShaderVariant,
+    entry: crate::shader::KernelEntry,
+    block_q: u32,
+    (kv_splits, split_len): (u32, u32),
+) -> crate::error::Result<(Vec<Dispatch>, u64)> {
+    variant.entry = entry;
+    variant.constants.push(("KVS", 1));
+    let mut dispatches = per_query_block(caps, desc, variant, block_q)?;
+    let d = &mut dispatches[0];
+    d.workgroups[0] = d.workgroups[0].checked_mul(kv_splits).ok_or_else(|| {
+        crate::error::Error::limit(
+            format!("{} workgroups along x", entry.name()),
+            d.workgroups[0] as u64 * kv_splits as u64,
+            "u32",
+            u32::MAX as u64,
+        )
+    })?;
+    d.splits = Some((kv_splits, split_len));
+    crate::planner::check_grid(caps, entry.name(), d.workgroups)?;
+    dispatches.push(vector::reduce_dispatch(caps, desc, kv_splits, split_len)?);
+    let scratch = vector::check_scratch(
+        caps,
+        "fused KV split scratch bytes",
+        vector::partial_bytes(desc, kv_splits),
+    )?;
+    Ok((dispatches, scratch))
+}
+
 /// The one dispatch of a fused kernel: a workgroup per `block_q` query rows of each (batch,
 /// query head), checked against the adapter's grid limit.
 pub(crate) fn per_query_block(
@@ -129,4 +164,40 @@ pub struct Dispatch {
     pub head_count: u32,
     /// `(kv_splits, split_len)` of the decode kernel's passes.
     pub splits: Option<(u32, u32)>,
+}
+
+/// Test support: asserts that `p` runs `entry` with the keys split into tile-aligned splits that
+/// cover `desc`'s keys (none empty), then the reduce pass, on a grid of the query blocks times the
+/// splits, with scratch for every split's partial rows.
+#[cfg(test)]
+pub(crate) fn assert_kv_split_plan(
+    p: &crate::planner::Plan,
+    desc: &AttentionDesc,
+    entry: crate::shader::KernelEntry,
+    (block_q, block_k): (u32, u32),
+    (kv_splits, split_len): (u32, u32),
+) {
+    assert!(kv_splits > 1 && split_len.is_multiple_of(block_k), "{p}");
+    assert!(kv_splits * split_len >= desc.kv_len, "{p}");
+    assert!((kv_splits - 1) * split_len < desc.kv_len, "{p}");
+    let names: Vec<_> = p.dispatches().iter().map(|d| d.variant.entry).collect();
+    assert_eq!(
+        names,
+        [entry, crate::shader::KernelEntry::VectorReduce],
+        "{p}"
+    );
+    assert_eq!(
+        p.dispatches()[0].workgroups,
+        [
+            desc.q_len.div_ceil(block_q) * kv_splits,
+            desc.q_heads,
+            desc.batch
+        ],
+        "{p}"
+    );
+    assert_eq!(
+        p.scratch_bytes(),
+        vector::partial_bytes(desc, kv_splits),
+        "{p}"
+    );
 }
