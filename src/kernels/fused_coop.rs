@@ -103,8 +103,13 @@ const SPLIT_CHUNKS: u32 = 16;
 const SPLIT_SCALES_THREADS: u32 = 256;
 
 /// The listed configuration for `dtype` inputs with f32 accumulators: the fragment size, 16
-/// preferred over 8 (wgpu 30 expresses square fragments only).
+/// preferred over 8 (wgpu 30 expresses square fragments only). Tuning knob `coop_listed=0`
+/// ignores the list (what an adapter without cooperative matrices plans, measured on one with
+/// them).
 pub fn listed_fragment(caps: &Capabilities, dtype: DType) -> Option<u32> {
+    if crate::tune::knob("coop_listed") == Some(0) {
+        return None;
+    }
     let ab = match dtype {
         DType::F16 => CooperativeScalarType::F16,
         DType::F32 => CooperativeScalarType::F32,
