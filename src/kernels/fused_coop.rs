@@ -10,7 +10,8 @@
 //! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word
 //! staging). `coop_aligned` (in `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the
 //! WGSL, 2 drops the `Aligned` operands from ours. `coop_split=0` keeps f32 off f16 fragments.
-//! `coop_kv_splits=N` forces the number of KV splits (1: none).
+//! `coop_kv_splits=N` forces the number of KV splits (1: none). `coop_listed=0` ignores the
+//! adapter's list (plans as an adapter without cooperative matrices would).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`, f16
