@@ -128,28 +128,46 @@ mod tests {
     }
 
     #[test]
-    fn auto_falls_back_to_unfused_past_the_budget_and_forced_paths_are_refused() {
+    fn the_fused_kernel_takes_kv_splits_to_fit_the_budget_and_forced_ones_are_refused() {
         let lavapipe = Capabilities::lavapipe();
         // Prefill at head dim 128, f32: the fused kernel is within the budget for 8,192 keys and
-        // past it for 40,000 (it was measured to truncate from about 18,500).
+        // past it for 40,000 in one piece (it was measured to truncate from about 18,500).
         let short = AttentionDesc::new(1, 4, 4, 64, 8_192, 128).with_dtype(DType::F32);
         let long = AttentionDesc::new(1, 4, 4, 64, 40_000, 128).with_dtype(DType::F32);
         let p = plan(&lavapipe, &short, &options(Path::Auto)).unwrap();
-        assert!(matches!(p.kernel(), Kernel::Fused(_)), "{p:?}");
-        let p = plan(&lavapipe, &long, &options(Path::Auto)).unwrap();
+        assert!(
+            matches!(p.kernel(), Kernel::Fused(t) if t.kv_splits == 1),
+            "{p:?}"
+        );
+        // The keys split until each workgroup's loop fits.
+        for path in [Path::Auto, Path::Fused] {
+            let p = plan(&lavapipe, &long, &options(path)).unwrap();
+            assert!(
+                matches!(p.kernel(), Kernel::Fused(t) if t.kv_splits > 1),
+                "{p:?}"
+            );
+            assert!(super::fits(&lavapipe, &long, p.kernel()));
+        }
+        // Forced in one piece: refused when forced, the unfused path under Auto.
+        let whole = |path| PlanOptions {
+            fused_kv_splits: Some(1),
+            ..options(path)
+        };
+        let p = plan(&lavapipe, &long, &whole(Path::Auto)).unwrap();
         assert_eq!(p.kernel(), Kernel::Unfused, "{p:?}");
         assert!(
             p.reason().contains("LP_MAX_TGSI_LOOP_ITERATIONS"),
             "{}",
             p.reason()
         );
-        let e = plan(&lavapipe, &long, &options(Path::Fused)).unwrap_err();
+        let e = plan(&lavapipe, &long, &whole(Path::Fused)).unwrap_err();
         assert!(
             matches!(&e, crate::Error::PathUnavailable { path, reason }
                 if path == "fused" && reason.contains("llvmpipe")),
             "{e}"
         );
-        // Another driver has no such budget: the same problem stays fused.
+        // Another driver has no such budget: the same problem stays fused, in one piece where
+        // the query blocks fill the GPU.
         let p = plan(&Capabilities::nvidia_vulkan(), &long, &options(Path::Auto)).unwrap();
         assert!(
             matches!(p.kernel(), Kernel::Fused(_) | Kernel::FusedCoop(_)),

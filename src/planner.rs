@@ -315,13 +315,22 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             scratch_bytes,
         })
     };
-    // The portable kernel's tiles, with the KV splits forced where the options force them.
+    // The portable kernel's tiles, with the KV splits forced where the options force them; else
+    // where a driver bounds the loop iterations of an invocation (src/loop_budget.rs), with more
+    // KV splits until each workgroup's loop fits.
     let portable_tiles = || -> Result<FusedTiles> {
-        let t = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
-        match options.fused_kv_splits {
-            Some(n) => fused::force_kv_splits(desc, t, n),
-            None => Ok(t),
+        let mut t = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
+        if let Some(n) = options.fused_kv_splits {
+            return fused::force_kv_splits(desc, t, n);
         }
+        while !loop_budget::fits(caps, desc, Kernel::Fused(t)) {
+            let more = fused::force_kv_splits(desc, t, t.kv_splits * 2)?;
+            if more.kv_splits <= t.kv_splits {
+                break;
+            }
+            t = more;
+        }
+        Ok(t)
     };
     let fused_plan = |reason: String| -> Result<Plan> {
         if let (Some(true), Some(stage)) = (options.cooperative, options.fused_stage) {

@@ -631,7 +631,7 @@ fn check_plan(
             }
             // Keys split: the kernel's pass, then the reduce pass, scratch for every split's
             // partial rows, tile-aligned splits covering the keys (none empty); not on CPU
-            // adapters unless forced.
+            // adapters unless forced or (llvmpipe) to fit the loop budget.
             let kv_split = t.kv_splits > 1;
             let partials = desc.batch as u64
                 * desc.q_heads as u64
@@ -648,7 +648,8 @@ fn check_plan(
                         || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64
                         || (t.kv_splits as u64 - 1) * (t.split_len as u64) >= desc.kv_len as u64
                         || (caps.device_type == wgpu::DeviceType::Cpu
-                            && options.fused_kv_splits.is_none())))
+                            && options.fused_kv_splits.is_none()
+                            && !caps.adapter_name.contains("llvmpipe"))))
             {
                 return Err(fail(format!("fused passes {t:?}: {}", ctx())));
             }

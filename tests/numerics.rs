@@ -592,11 +592,11 @@ fn kv_len_66048_with_an_additive_mask_of_minus_1e4_on_half_the_keys() {
                 .with_dtype(dtype)
                 .with_mask(Mask::Additive(layout));
             if llvmpipe(ctx) && choice.name != "unfused" {
-                // llvmpipe would stop the fused kernel's loop over 66,048 keys part-way (see
-                // the_llvmpipe_loop_budget_is_enforced_conservatively): a typed refusal. The
-                // decode kernel splits the keys over workgroups and may fit the budget.
+                // llvmpipe would stop a loop over 66,048 keys part-way (see
+                // the_llvmpipe_loop_budget_is_enforced_conservatively): the decode and portable
+                // kernels split the keys over workgroups to fit the budget; else a typed refusal.
                 match Attention::with_options(ctx, &desc, &choice.options) {
-                    Ok(_) if choice.name == "decode" => {}
+                    Ok(_) if matches!(choice.name, "decode" | "fused portable") => {}
                     Ok(a) => panic!("{label}: planned {} past llvmpipe's budget", a.plan()),
                     Err(e) => {
                         assert!(
@@ -666,11 +666,20 @@ fn the_llvmpipe_loop_budget_is_enforced_conservatively() {
         return;
     }
     // For each head dim and dtype: the longest kv_len `Attention` accepts for the fused kernel
-    // (bisection), which must still be computed in full (llvmpipe truncated these at about
-    // 35,900 / 18,500 / 10,000 keys), and one key more, which must be a typed refusal.
+    // in one piece (bisection, its KV splits forced to 1), which must still be computed in full
+    // (llvmpipe truncated these at about 35,900 / 18,500 / 10,000 keys), and one key more, which
+    // must be a typed refusal; with the planner's own splits that one is computed in full too.
     for dtype in dtypes(ctx) {
         for d in [64u32, 128, 256] {
-            let choice = &kernels(ctx, dtype)[1];
+            let split = &kernels(ctx, dtype)[1];
+            let choice = &KernelChoice {
+                name: split.name,
+                options: PlanOptions {
+                    fused_kv_splits: Some(1),
+                    ..split.options
+                },
+                max_q_len: split.max_q_len,
+            };
             let desc = |lk: u32| AttentionDesc::new(1, 1, 1, 2, lk, d).with_dtype(dtype);
             let accepted =
                 |lk: u32| Attention::with_options(ctx, &desc(lk), &choice.options).is_ok();
@@ -701,6 +710,24 @@ fn the_llvmpipe_loop_budget_is_enforced_conservatively() {
             println!(
                 "{dtype} d{d}: fused accepted up to kv_len {lo} on llvmpipe, computed in full"
             );
+            // One key more: the planner splits the keys over workgroups to fit the budget.
+            let a = Attention::with_options(ctx, &desc(hi), &split.options).unwrap();
+            assert!(
+                matches!(a.plan().kernel(), wgpu_sdpa::Kernel::Fused(t) if t.kv_splits > 1),
+                "{}",
+                a.plan()
+            );
+            let mut rng = Rng(hi as u64);
+            let inputs = Inputs {
+                q: round(dtype, &rng.uniform(2 * d as u64, -1.0, 1.0)),
+                k: round(dtype, &rng.uniform((hi * d) as u64, -1.0, 1.0)),
+                v: round(dtype, &rng.uniform((hi * d) as u64, 0.0, 1.0)),
+                mask_bool: None,
+                mask_add: None,
+            };
+            let (out, reference) = run(ctx, &desc(hi), split, &inputs);
+            let c = compare(&desc(hi), &out, &reference, 4.0 * default_atol(dtype));
+            assert!(c.passed(), "{dtype} d{d} at kv_len {hi}, keys split: {c:?}");
         }
     }
     // The unfused kernels: their P·V loop takes 16 keys an iteration.
