@@ -95,6 +95,10 @@ pub fn main() -> Result<ExitCode> {
                 AttentionDesc::new(1, 32, 8, 16, 4096, 128),
             ),
             (
+                "chunk 128 x 16384, 32/8 heads, d128",
+                AttentionDesc::new(1, 32, 8, 128, 16384, 128),
+            ),
+            (
                 "short 16 x 16, 32 heads, d64",
                 AttentionDesc::new(1, 32, 32, 16, 16, 64),
             ),
