@@ -58,12 +58,14 @@ pub(crate) fn fused_kv_splits(
     knob: &str,
 ) -> (u32, u32) {
     let none = (1, desc.kv_len);
-    let base = desc.q_len.div_ceil(block_q) * desc.q_heads * desc.batch;
+    let base = desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
+    let target = FUSED_KV_SPLIT_TARGET as u64;
     let wanted = match crate::tune::knob(knob) {
         Some(n) => n.max(1),
         None if caps.device_type == wgpu::DeviceType::Cpu => 1,
-        None if 2 * base > FUSED_KV_SPLIT_TARGET => 1,
-        None => (FUSED_KV_SPLIT_TARGET / base).min(desc.kv_len / FUSED_KV_SPLIT_MIN_KEYS),
+        None if 2 * base > target => 1,
+        // base <= target / 2 here, so the quotient fits a u32.
+        None => ((target / base) as u32).min(desc.kv_len / FUSED_KV_SPLIT_MIN_KEYS),
     };
     if wanted <= 1 {
         return none;
@@ -162,7 +164,8 @@ pub struct Dispatch {
     pub head_base: u32,
     /// See `head_base`.
     pub head_count: u32,
-    /// `(kv_splits, split_len)` of the decode kernel's passes.
+    /// `(kv_splits, split_len)` of a pass whose keys are split over workgroups (the decode
+    /// kernel's and the fused kernels' split passes, and the reduce pass combining them).
     pub splits: Option<(u32, u32)>,
 }
 
