@@ -18,7 +18,8 @@
 //! fragments only): each writes its split's unnormalised rows, max and sum
 //! (`wgsl/coop_kv_split.wgsl`) and the decode kernel's reduce pass (`wgsl/vector_reduce.wgsl`)
 //! combines them. On the H200, f16, 32/8 heads, 16384 keys: 64 query rows 0.62 -> 0.13 ms at d64
-//! and 1.14 -> 0.32 at d128 (this session's sweeps 10-12).
+//! and 1.14 -> 0.32 at d128 (fifth session's sweeps 10-12; 0.26 at d128 since queries of up to
+//! 64 rows take 64-row blocks, sixth session's sweeps 7-8).
 //!
 //! f32 tensors where the adapter lists f16 inputs but no f32 ones (NVIDIA's tensor cores) run
 //! "split": a first pass (`wgsl/split_scales.wgsl`) finds each head's largest magnitudes, and the

@@ -30,7 +30,9 @@ const MAX_ROWS: u32 = 32;
 /// 32/8 heads, d64 and d128, q_len 9, 16 and 32. f32 (the portable kernel there): from 128 keys
 /// the decode kernel beat both the portable fused kernel and the unfused path at every row
 /// (1.0-6.7x the better of them; 17-18x the fused kernel at q_len 9 against 16384 keys); below,
-/// the fused kernel was up to 20% faster. f16 against the cooperative kernel before it split the
+/// the fused kernel was up to 20% faster. (Those were the portable kernel's plans before it split
+/// the keys; since, it takes f32 queries past 16 rows against long caches: see
+/// [`portable_split_takes`].) f16 against the cooperative kernel before it split the
 /// keys: from 512 keys 0.93-3.3x, below up to 30% slower; with the keys split the cooperative
 /// kernel is the faster one (0.127 ms for 64 query rows, d64, 16384 keys, where the decode kernel
 /// took 0.238 for 16 rows), so the decode kernel takes f16 past q_len 8 only without it.
