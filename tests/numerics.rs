@@ -695,18 +695,22 @@ fn the_llvmpipe_loop_budget_is_enforced_conservatively() {
             }
             let e = Attention::with_options(ctx, &desc(hi), &choice.options).unwrap_err();
             assert!(e.to_string().contains("LP_MAX_TGSI_LOOP_ITERATIONS"), "{e}");
-            let mut rng = Rng(lo as u64);
-            let inputs = Inputs {
-                q: round(dtype, &rng.uniform(2 * d as u64, -1.0, 1.0)),
-                k: round(dtype, &rng.uniform((lo * d) as u64, -1.0, 1.0)),
-                v: round(dtype, &rng.uniform((lo * d) as u64, 0.0, 1.0)),
-                mask_bool: None,
-                mask_add: None,
+            // Computed in full at `lk` keys by `kernel`: a sum over part of the keys would be
+            // off by far more than this.
+            let in_full = |lk: u32, kernel: &KernelChoice| {
+                let mut rng = Rng(lk as u64);
+                let inputs = Inputs {
+                    q: round(dtype, &rng.uniform(2 * d as u64, -1.0, 1.0)),
+                    k: round(dtype, &rng.uniform((lk * d) as u64, -1.0, 1.0)),
+                    v: round(dtype, &rng.uniform((lk * d) as u64, 0.0, 1.0)),
+                    mask_bool: None,
+                    mask_add: None,
+                };
+                let (out, reference) = run(ctx, &desc(lk), kernel, &inputs);
+                let c = compare(&desc(lk), &out, &reference, 4.0 * default_atol(dtype));
+                assert!(c.passed(), "{dtype} d{d} at kv_len {lk}: {c:?}");
             };
-            let (out, reference) = run(ctx, &desc(lo), choice, &inputs);
-            // A sum over part of the keys would be off by far more than this.
-            let c = compare(&desc(lo), &out, &reference, 4.0 * default_atol(dtype));
-            assert!(c.passed(), "{dtype} d{d} at kv_len {lo}: {c:?}");
+            in_full(lo, choice);
             println!(
                 "{dtype} d{d}: fused accepted up to kv_len {lo} on llvmpipe, computed in full"
             );
@@ -717,17 +721,7 @@ fn the_llvmpipe_loop_budget_is_enforced_conservatively() {
                 "{}",
                 a.plan()
             );
-            let mut rng = Rng(hi as u64);
-            let inputs = Inputs {
-                q: round(dtype, &rng.uniform(2 * d as u64, -1.0, 1.0)),
-                k: round(dtype, &rng.uniform((hi * d) as u64, -1.0, 1.0)),
-                v: round(dtype, &rng.uniform((hi * d) as u64, 0.0, 1.0)),
-                mask_bool: None,
-                mask_add: None,
-            };
-            let (out, reference) = run(ctx, &desc(hi), split, &inputs);
-            let c = compare(&desc(hi), &out, &reference, 4.0 * default_atol(dtype));
-            assert!(c.passed(), "{dtype} d{d} at kv_len {hi}, keys split: {c:?}");
+            in_full(hi, split);
         }
     }
     // The unfused kernels: their P·V loop takes 16 keys an iteration.
