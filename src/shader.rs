@@ -158,7 +158,8 @@ impl KernelEntry {
                 (slot::V, Read),
                 (slot::SCRATCH, ReadWrite),
             ],
-            KernelEntry::FusedCoopKv | KernelEntry::FusedKv => &[
+            // Every pass that writes split partial results (the reduce pass reads them).
+            KernelEntry::FusedCoopKv | KernelEntry::FusedKv | KernelEntry::Vector => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -175,15 +176,6 @@ impl KernelEntry {
                 (slot::OUT, ReadWrite),
                 (slot::MASK, Read),
                 (slot::SCRATCH, Read),
-            ],
-            KernelEntry::Vector => &[
-                (slot::PARAMS, Uniform),
-                (slot::Q, Read),
-                (slot::K, Read),
-                (slot::V, Read),
-                (slot::OUT, ReadWrite),
-                (slot::MASK, Read),
-                (slot::SCRATCH, ReadWrite),
             ],
             KernelEntry::VectorReduce => &[
                 (slot::PARAMS, Uniform),
@@ -288,7 +280,6 @@ impl ShaderVariant {
             } else {
                 COOP_SPLIT_NONE
             });
-
             if c.word_staging {
                 src.push_str(COOP_STAGE_VEC);
                 src.push_str(match (self.dtype, c.split) {

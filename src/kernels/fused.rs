@@ -532,7 +532,6 @@ fn aligned_to_4(desc: &AttentionDesc) -> bool {
     layouts_aligned(desc, &[Tensor::Q, Tensor::K, Tensor::V, Tensor::Out], 4)
 }
 
-/// The one dispatch of the fused kernel with tiles `t`.
 /// `t` with `n` KV splits forced (at most one per tile of keys; 1: none).
 pub fn force_kv_splits(desc: &AttentionDesc, t: FusedTiles, n: u32) -> Result<FusedTiles> {
     let (kv_splits, split_len) = crate::kernels::forced_kv_splits(desc, n, t.block_k)?;
