@@ -27,6 +27,7 @@ const COOP_KV_WHOLE: &str = include_str!("../wgsl/coop_kv_whole.wgsl");
 const COOP_KV_SPLIT: &str = include_str!("../wgsl/coop_kv_split.wgsl");
 const FUSED_KV_WHOLE: &str = include_str!("../wgsl/fused_kv_whole.wgsl");
 const FUSED_KV_SPLIT: &str = include_str!("../wgsl/fused_kv_split.wgsl");
+const SPLIT_PARTIAL: &str = include_str!("../wgsl/split_partial.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
@@ -295,13 +296,14 @@ impl ShaderVariant {
         // After the kernel, whose overrides it uses (with it ahead of them, naga 30's
         // `process_overrides` panicked: an `unreachable!` on an override with neither name nor
         // id).
-        match self.entry {
-            KernelEntry::FusedCoopKv => src.push_str(COOP_KV_SPLIT),
-            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => src.push_str(COOP_KV_WHOLE),
-            KernelEntry::FusedKv => src.push_str(FUSED_KV_SPLIT),
-            KernelEntry::Fused => src.push_str(FUSED_KV_WHOLE),
-            _ => {}
-        }
+        let tail: &[&str] = match self.entry {
+            KernelEntry::FusedCoopKv => &[SPLIT_PARTIAL, COOP_KV_SPLIT],
+            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => &[COOP_KV_WHOLE],
+            KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
+            KernelEntry::Fused => &[FUSED_KV_WHOLE],
+            _ => &[],
+        };
+        tail.iter().for_each(|piece| src.push_str(piece));
         src
     }
 

@@ -1,0 +1,25 @@
+// The split partial results the fused kernels write with their keys split over workgroups
+// (before wgsl/fused_kv_split.wgsl or wgsl/coop_kv_split.wgsl) and wgsl/vector_reduce.wgsl
+// combines, in the decode kernel's layout: per query vector (b * q_heads + h) * q_len + i and
+// split, V_HEAD_DIM unnormalised outputs; after all of them, a (max, sum) pair each, the max in
+// log2 units (the outputs and the sum are relative to it).
+
+@group(0) @binding(6) var<storage, read_write> partial: array<f32>;
+
+// The partial-result slot of row `row` of head h, split `split`.
+fn partial_slot(b: u32, h: u32, row: u32, split: u32) -> u32 {
+    return ((b * p.q_heads + h) * p.q_len + row) * p.kv_splits + split;
+}
+
+// Where the split's partial row `row` of head h starts in `partial`.
+fn row_dest(b: u32, h: u32, row: u32, split: u32) -> u32 {
+    return partial_slot(b, h, row, split) * V_HEAD_DIM;
+}
+
+// The row's max and sum, after every split's rows.
+fn put_stats(b: u32, h: u32, row: u32, split: u32, m: f32, l_row: f32) {
+    let pairs = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
+    let at = pairs + 2u * partial_slot(b, h, row, split);
+    partial[at] = m;
+    partial[at + 1u] = l_row;
+}
