@@ -301,6 +301,7 @@ impl ShaderVariant {
             KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => &[COOP_KV_WHOLE],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
+            KernelEntry::Vector => &[SPLIT_PARTIAL],
             _ => &[],
         };
         tail.iter().for_each(|piece| src.push_str(piece));

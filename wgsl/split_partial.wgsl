@@ -1,8 +1,8 @@
-// The split partial results the fused kernels write with their keys split over workgroups
-// (before wgsl/fused_kv_split.wgsl or wgsl/coop_kv_split.wgsl) and wgsl/vector_reduce.wgsl
-// combines, in the decode kernel's layout: per query vector (b * q_heads + h) * q_len + i and
-// split, V_HEAD_DIM unnormalised outputs; after all of them, a (max, sum) pair each, the max in
-// log2 units (the outputs and the sum are relative to it).
+// The split partial results that the decode kernel (after wgsl/vector.wgsl) and the fused
+// kernels with their keys split over workgroups (before wgsl/fused_kv_split.wgsl or
+// wgsl/coop_kv_split.wgsl) write and wgsl/vector_reduce.wgsl combines: per query vector
+// (b * q_heads + h) * q_len + i and split, V_HEAD_DIM unnormalised outputs; after all of them, a
+// (max, sum) pair each, the max in log2 units (the outputs and the sum are relative to it).
 
 @group(0) @binding(6) var<storage, read_write> partial: array<f32>;
 

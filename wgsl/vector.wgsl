@@ -49,9 +49,8 @@ override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
 @group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> v: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
-// Per split and query vector: V_HEAD_DIM unnormalised outputs, then (max, sum) pairs after all
-// of them. Query vector `qv` = (b * q_heads + h) * q_len + i.
-@group(0) @binding(6) var<storage, read_write> partial: array<f32>;
+// With several splits, each split's unnormalised outputs, max and sum go to `partial`
+// (wgsl/split_partial.wgsl, after this kernel).
 
 var<workgroup> q_s: array<vec4<f32>, RG * HEAD_DIM / 4u>;
 // Step 1's partial dot products, and the final merge.
@@ -391,10 +390,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         fin_s[2u * e + 1u] = l_all;
         let qv = query_vector(kv_head, qv0, e);
         if (qv.valid && p.kv_splits > 1u) {
-            let at = ((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split;
-            let ml = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
-            partial[ml + 2u * at] = m_all;
-            partial[ml + 2u * at + 1u] = l_all;
+            put_stats(b, qv.h, qv.i, split, m_all, l_all);
         }
     }
     workgroupBarrier();
@@ -469,7 +465,7 @@ fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, b: u32, split: 
         out[at + 2u] = x.z;
         out[at + 3u] = x.w;
     } else {
-        let at = (((b * p.q_heads + qv.h) * p.q_len + qv.i) * p.kv_splits + split) * V_HEAD_DIM + col;
+        let at = row_dest(b, qv.h, qv.i, split) + col;
         partial[at] = o.x;
         partial[at + 1u] = o.y;
         partial[at + 2u] = o.z;
