@@ -331,14 +331,12 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 base(1, 2, 1, 300, 300, 64).with_mask(causal(CausalAlignment::BottomRight)),
                 Inputs::Normal,
             );
-            // The fused kernels with the keys split over workgroups (the portable kernel, and
-            // the cooperative one on f16 fragments: the split f32 variant does not split them),
-            // ragged splits and a causal mask cutting some splits short or empty, then the
-            // reduce pass.
+            // The fused kernels with the keys split over workgroups (the portable kernel and
+            // the cooperative one, split f32 included), ragged splits and a causal mask cutting
+            // some splits short or empty, then the reduce pass.
             if cooperative == Some(false)
                 || (cooperative == Some(true)
-                    && crate::kernels::fused_coop::fragment_for(caps, dtype)
-                        .is_some_and(|(_, split)| !split))
+                    && crate::kernels::fused_coop::fragment_for(caps, dtype).is_some())
             {
                 for (name, desc, splits) in [
                     ("kv splits 3 gqa", base(1, 4, 2, 70, 1000, 64), 3),

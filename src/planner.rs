@@ -130,7 +130,7 @@ pub struct PlanOptions {
     pub fused_stage: Option<DType>,
     /// The fused kernel's variant: `None` picks the cooperative-matrix one where the adapter lists
     /// a configuration for the dtype (for f32 where only f16 is listed: split onto f16 fragments,
-    /// from q_len 256 and 512 x 512 query x key positions, see `kernels::fused_coop`),
+    /// from q_len 33 and 512 x 512 query x key positions, see `kernels::fused_coop`),
     /// `Some(true)` requires it (split at any length), `Some(false)` takes the portable.
     /// `Some(true)` with a `fused_stage` is an error (the stage is the portable kernel's).
     pub cooperative: Option<bool>,

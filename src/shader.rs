@@ -29,6 +29,9 @@ const FUSED_KV_WHOLE: &str = include_str!("../wgsl/fused_kv_whole.wgsl");
 const FUSED_KV_SPLIT: &str = include_str!("../wgsl/fused_kv_split.wgsl");
 const SPLIT_PARTIAL: &str = include_str!("../wgsl/split_partial.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
+const SPLIT_MAXIMA: &str = include_str!("../wgsl/split_maxima.wgsl");
+const COOP_MAXIMA_WHOLE: &str = include_str!("../wgsl/coop_maxima_whole.wgsl");
+const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 
@@ -54,6 +57,9 @@ pub enum KernelEntry {
     /// `wgsl/fused_coop.wgsl` with the keys split over workgroups (`wgsl/coop_kv_split.wgsl`:
     /// each writes its split's partial result for [`KernelEntry::VectorReduce`]).
     FusedCoopKv,
+    /// [`KernelEntry::FusedCoopSplit`] with the keys split over workgroups, as
+    /// [`KernelEntry::FusedCoopKv`]; the maxima follow the partial results in the scratch.
+    FusedCoopSplitKv,
     /// `wgsl/fused.wgsl` with the keys split over workgroups (`wgsl/fused_kv_split.wgsl`: each
     /// writes its split's partial result for [`KernelEntry::VectorReduce`]).
     FusedKv,
@@ -94,6 +100,7 @@ impl KernelEntry {
             KernelEntry::SplitScales => "split_scales",
             KernelEntry::FusedCoopSplit => "fused_coop_split",
             KernelEntry::FusedCoopKv => "fused_coop_kv",
+            KernelEntry::FusedCoopSplitKv => "fused_coop_split_kv",
             KernelEntry::FusedKv => "fused_kv",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
@@ -106,9 +113,10 @@ impl KernelEntry {
             KernelEntry::UnfusedSoftmax => UNFUSED_SOFTMAX,
             KernelEntry::UnfusedPv => UNFUSED_PV,
             KernelEntry::Fused | KernelEntry::FusedKv => FUSED,
-            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit | KernelEntry::FusedCoopKv => {
-                FUSED_COOP
-            }
+            KernelEntry::FusedCoop
+            | KernelEntry::FusedCoopSplit
+            | KernelEntry::FusedCoopKv
+            | KernelEntry::FusedCoopSplitKv => FUSED_COOP,
             KernelEntry::SplitScales => SPLIT_SCALES,
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
@@ -160,7 +168,10 @@ impl KernelEntry {
                 (slot::SCRATCH, ReadWrite),
             ],
             // Every pass that writes split partial results (the reduce pass reads them).
-            KernelEntry::FusedCoopKv | KernelEntry::FusedKv | KernelEntry::Vector => &[
+            KernelEntry::FusedCoopKv
+            | KernelEntry::FusedCoopSplitKv
+            | KernelEntry::FusedKv
+            | KernelEntry::Vector => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -298,7 +309,15 @@ impl ShaderVariant {
         // id).
         let tail: &[&str] = match self.entry {
             KernelEntry::FusedCoopKv => &[SPLIT_PARTIAL, COOP_KV_SPLIT],
-            KernelEntry::FusedCoop | KernelEntry::FusedCoopSplit => &[COOP_KV_WHOLE],
+            KernelEntry::FusedCoopSplitKv => &[
+                SPLIT_PARTIAL,
+                SPLIT_MAXIMA,
+                COOP_MAXIMA_SPLIT,
+                COOP_KV_SPLIT,
+            ],
+            KernelEntry::FusedCoop => &[COOP_KV_WHOLE],
+            KernelEntry::FusedCoopSplit => &[COOP_MAXIMA_WHOLE, COOP_KV_WHOLE],
+            KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
             KernelEntry::Vector => &[SPLIT_PARTIAL],

@@ -163,6 +163,9 @@ fn auto_picks_the_decode_kernel_for_short_queries() {
     // Where the cooperative kernel runs f16 on its own fragments (the H200), it takes f16 queries
     // past 8 rows against long caches (keys split); elsewhere the decode kernel does.
     let coop_f16 = wgpu_sdpa::kernels::fused_coop::native(caps, DType::F16);
+    // f32 past 32 rows against long caches: the cooperative kernel where it serves f32 (split
+    // onto f16 fragments on the H200), its keys split.
+    let coop_f32 = wgpu_sdpa::kernels::fused_coop::fragment_for(caps, DType::F32).is_some();
     if coop_f16 {
         println!("the f16 rows past q_len 8 expect the cooperative kernel on this adapter");
     }
@@ -204,6 +207,18 @@ fn auto_picks_the_decode_kernel_for_short_queries() {
             4096,
             DType::F32,
             if gpu { "fused split" } else { "fused" },
+        ),
+        (
+            64,
+            16384,
+            DType::F32,
+            if coop_f32 {
+                "coop"
+            } else if gpu {
+                "fused split"
+            } else {
+                "fused"
+            },
         ),
     ] {
         if dtype == DType::F16 && !caps.shader_f16 {

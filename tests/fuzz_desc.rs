@@ -687,9 +687,9 @@ fn check_plan(
                 return Err(fail(format!("cooperative tiles {t:?}: {}", ctx())));
             }
             // Split: the maxima pass first, one workgroup per chunk of each (tensor, batch,
-            // head), and scratch for its maxima. Keys split (f16 fragments only): the kernel's
-            // pass, then the reduce pass, scratch for every split's partial rows, tile-aligned
-            // splits covering the keys.
+            // head), and scratch for its maxima. Keys split: the kernel's pass, then the reduce
+            // pass, scratch for every split's partial rows (and the maxima after them, the
+            // maxima pass seeing the splits), tile-aligned splits covering the keys.
             let slots = desc.batch * (desc.q_heads + 2 * desc.kv_heads);
             let passes = p.dispatches().len();
             let kv_split = t.kv_splits > 1;
@@ -699,12 +699,16 @@ fn check_plan(
                 * t.kv_splits as u64
                 * (desc.v_head_dim as u64 + 2)
                 * 4;
+            let maxima = if t.split { slots as u64 * 16 * 4 } else { 0 };
             if passes != 1 + t.split as usize + kv_split as usize
-                || (t.split && kv_split)
                 || (t.split && p.dispatches()[0].workgroups[1] != slots)
+                || (t.split
+                    && kv_split
+                    && p.dispatches()[0].splits != Some((t.kv_splits, t.split_len)))
                 || ((t.split || kv_split) != (p.scratch_bytes() > 0))
+                || (t.split && p.scratch_bytes() < maxima)
                 || (kv_split
-                    && (p.scratch_bytes() < partials
+                    && (p.scratch_bytes() < partials + maxima
                         || !t.split_len.is_multiple_of(t.block_k)
                         || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64))
             {

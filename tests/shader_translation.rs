@@ -42,9 +42,11 @@ fn shapes() -> Vec<AttentionDesc> {
         }
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
-        // Short queries against long caches: the cooperative kernel with the keys split.
+        // Short queries against long caches: the cooperative kernel with the keys split (f32:
+        // the split variant from 256 rows, its maxima after the partial results).
         for d in [64, 128] {
             out.push(AttentionDesc::new(1, 8, 2, 100, 8192, d).with_dtype(dtype));
+            out.push(AttentionDesc::new(1, 32, 8, 256, 16384, d).with_dtype(dtype));
         }
     }
     out
@@ -249,6 +251,14 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 variants.keys().any(|l| l.starts_with("fused_kv ")),
                 "{profile}: no portable KV-split variant planned"
             );
+        }
+        if profile == "nvidia" {
+            for entry in ["fused_coop_kv ", "fused_coop_split_kv "] {
+                assert!(
+                    variants.keys().any(|l| l.starts_with(entry)),
+                    "{profile}: no {entry}variant planned"
+                );
+            }
         }
         for (label, (variant, why)) in &variants {
             if let Err(e) = translate(profile, &caps, variant, why) {

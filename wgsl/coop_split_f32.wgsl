@@ -6,7 +6,8 @@ const SPLIT: u32 = 1u;
 
 override CHUNKS: u32 = 16u;
 
-@group(0) @binding(6) var<storage, read> chunk_max: array<f32>;
+// The maxima come through `split_max` (wgsl/coop_maxima_whole.wgsl: a binding of their own;
+// wgsl/coop_maxima_split.wgsl: after the split partial results, keys split over workgroups).
 
 // K's and V's factors, for `put_word` (wgsl/coop_word_split.wgsl).
 var<private> kv_factors: vec2<f32>;
@@ -17,7 +18,7 @@ const P_LOG2: i32 = 6;
 fn slot_max(slot: u32) -> f32 {
     var m = 0.0;
     for (var c = 0u; c < CHUNKS; c++) {
-        m = max(m, chunk_max[slot * CHUNKS + c]);
+        m = max(m, split_max(slot * CHUNKS + c));
     }
     return m;
 }

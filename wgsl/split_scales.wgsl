@@ -2,7 +2,8 @@
 // wgsl/coop_split_f32.wgsl): the largest magnitude of each (tensor, batch, head), as CHUNKS
 // partial maxima over ranges of its rows, one workgroup each. Slots: Q's b * q_heads + h, then
 // K's and V's b * kv_heads + h after them; grid (CHUNKS, slots). No atomics and nothing to clear
-// first: every slot's CHUNKS values are written each run.
+// first: every slot's CHUNKS values are written each run, from `split_maxima_at()` in the
+// scratch (wgsl/split_maxima.wgsl, after this).
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<elem>;
@@ -67,6 +68,6 @@ fn main(
         }
     }
     if (t == 0u) {
-        chunk_max[slot * CHUNKS + wg.x] = red[0];
+        chunk_max[split_maxima_at() + slot * CHUNKS + wg.x] = red[0];
     }
 }

@@ -15,7 +15,7 @@
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, DType, Tensor};
 use crate::error::{Error, Result};
-use crate::kernels::{layouts_aligned, per_query_block, Dispatch};
+use crate::kernels::{layouts_aligned, per_query_block, Dispatch, FUSED_KV_SPLIT_TARGET};
 use crate::planner::{mask_kind, FusedTiles};
 use crate::shader::{KernelEntry, ShaderVariant};
 
@@ -292,8 +292,13 @@ fn grid_fill(caps: &Capabilities) -> u64 {
 /// cache again).
 fn workgroups(caps: &Capabilities, desc: &AttentionDesc, block_q: u32) -> u64 {
     let blocks = desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
-    let (splits, _) =
-        crate::kernels::fused_kv_splits(caps, desc, (block_q, 16), "portable_kv_splits");
+    let (splits, _) = crate::kernels::fused_kv_splits(
+        caps,
+        desc,
+        (block_q, 16),
+        FUSED_KV_SPLIT_TARGET,
+        "portable_kv_splits",
+    );
     blocks * splits as u64
 }
 
@@ -364,8 +369,13 @@ pub fn fit_tiles(
     stage: Option<DType>,
 ) -> Result<FusedTiles> {
     let t = fit_blocks(caps, desc, forced, stage)?;
-    let (kv_splits, split_len) =
-        crate::kernels::fused_kv_splits(caps, desc, (t.block_q, t.block_k), "portable_kv_splits");
+    let (kv_splits, split_len) = crate::kernels::fused_kv_splits(
+        caps,
+        desc,
+        (t.block_q, t.block_k),
+        FUSED_KV_SPLIT_TARGET,
+        "portable_kv_splits",
+    );
     Ok(FusedTiles {
         kv_splits,
         split_len,
@@ -632,9 +642,13 @@ mod tests {
             return; // knobs change the defaults
         }
         let nvidia = Capabilities::nvidia_vulkan();
-        // f32 on the H200 profile: the portable kernel below q_len 256.
+        // The portable kernel (an adapter without fragments for f32 would take it).
         let desc = AttentionDesc::new(1, 32, 8, 64, 16384, 128);
-        let p = plan(&nvidia, &desc, &PlanOptions::default()).unwrap();
+        let portable = PlanOptions {
+            cooperative: Some(false),
+            ..PlanOptions::default()
+        };
+        let p = plan(&nvidia, &desc, &portable).unwrap();
         let Kernel::Fused(t) = p.kernel() else {
             panic!("{p}")
         };

@@ -14,12 +14,13 @@
 //! adapter's list (plans as an adapter without cooperative matrices would).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
-//! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`, f16
-//! fragments only): each writes its split's unnormalised rows, max and sum
-//! (`wgsl/coop_kv_split.wgsl`) and the decode kernel's reduce pass (`wgsl/vector_reduce.wgsl`)
-//! combines them. On the H200, f16, 32/8 heads, 16384 keys: 64 query rows 0.62 -> 0.13 ms at d64
-//! and 1.14 -> 0.32 at d128 (fifth session's sweeps 10-12; 0.26 at d128 since queries of up to
-//! 64 rows take 64-row blocks, sixth session's sweeps 7-8).
+//! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
+//! writes its split's unnormalised rows, max and sum (`wgsl/coop_kv_split.wgsl`) and the decode
+//! kernel's reduce pass (`wgsl/vector_reduce.wgsl`) combines them. On the H200, f16, 32/8 heads,
+//! 16384 keys: 64 query rows 0.62 -> 0.13 ms at d64 and 1.14 -> 0.32 at d128 (fifth session's
+//! sweeps 10-12; 0.26 at d128 since queries of up to 64 rows take 64-row blocks, sixth session's
+//! sweeps 7-8). The split f32 variant splits them too (seventh session), its maxima after the
+//! partial results in the one scratch buffer (`wgsl/split_maxima.wgsl`).
 //!
 //! f32 tensors where the adapter lists f16 inputs but no f32 ones (NVIDIA's tensor cores) run
 //! "split": a first pass (`wgsl/split_scales.wgsl`) finds each head's largest magnitudes, and the
@@ -85,17 +86,22 @@ pub struct CoopTiles {
 /// d128 0.041 / 0.025.
 pub const SPLIT_MIN_POSITIONS: u64 = 512 * 512;
 
-/// The shortest query the planner takes the split for on its own: with fewer rows its blocks
-/// leave the GPU short of workgroups. H200, 32 heads, f32, ms split / portable (sweeps run 8):
-/// q_len 128 against 4096 / 16384 keys d64 0.391 / 0.289 and 1.506 / 1.112, d128 0.612 / 0.479
-/// and 2.317 / 1.846; q_len 256 d64 0.395 / 0.442 and 1.515 / 1.728, d128 0.743 / 0.865 and
-/// 2.799 / 3.350; q_len 512 faster split at each.
-pub const SPLIT_MIN_Q_LEN: u32 = 256;
+/// The shortest query the planner takes the split for on its own: past the 32 rows the decode
+/// kernel and the portable kernel's KV split serve (`crate::kernels::vector`). Since the split
+/// splits its keys too (seventh session, sweep 5: H200, 32/8 heads, ms split / portable with
+/// its keys split): d64 64 rows x 4096 / 16384 / 65536 keys 0.086 / 0.124, 0.340 / 0.446, 1.224
+/// / 1.704; 192 rows 0.206 / 0.362, 0.873 / 1.387, 3.352 / 5.467; d80 64 rows 0.109 / 0.198,
+/// 0.457 / 0.752; d128 64 rows 0.247 / 0.243, 0.810 / 0.872, 3.029 / 3.316; 128 rows 0.372 /
+/// 0.349, 1.325 / 1.303, 5.061 / 5.112 (the one shape slower); 192 rows 0.440 / 0.660, 1.526 /
+/// 2.560. (Before, without its keys split, it took 256 rows: q_len 128 d64 1.506 against 1.112
+/// ms at 16384 keys, sixth session.)
+pub const SPLIT_MIN_Q_LEN: u32 = 33;
 
 /// Whether `desc` is too short for the split to pay (see [`SPLIT_MIN_POSITIONS`] and
 /// [`SPLIT_MIN_Q_LEN`]).
 pub fn split_too_short(desc: &AttentionDesc) -> bool {
-    desc.q_len < SPLIT_MIN_Q_LEN || (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
+    let min_q_len = crate::tune::knob("split_min_q").unwrap_or(SPLIT_MIN_Q_LEN);
+    desc.q_len < min_q_len || (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
 }
 
 /// Partial maxima per (tensor, batch, head) the split's first pass writes (`CHUNKS`).
@@ -319,7 +325,8 @@ pub fn fit_tiles(
         {
             let block_q = warps * frag;
             let word_staging = words && words_per_thread(desc, block_k, warps * subgroup) <= 8;
-            let (kv_splits, split_len) = kv_splits(caps, desc, block_q, block_k, split);
+            let (kv_splits, split_len) =
+                kv_splits(caps, desc, (block_q, block_k), warps * subgroup);
             return Ok(CoopTiles {
                 word_staging,
                 split,
@@ -402,17 +409,17 @@ pub fn plan(
             .constants
             .push(("NL", words_per_thread(desc, t.block_k, t.workgroup_size)));
     }
-    if t.kv_splits > 1 {
-        return crate::kernels::kv_split_passes(
-            caps,
-            desc,
-            variant,
-            KernelEntry::FusedCoopKv,
-            t.block_q,
-            (t.kv_splits, t.split_len),
-        );
-    }
     if !t.split {
+        if t.kv_splits > 1 {
+            return crate::kernels::kv_split_passes(
+                caps,
+                desc,
+                variant,
+                KernelEntry::FusedCoopKv,
+                t.block_q,
+                (t.kv_splits, t.split_len),
+            );
+        }
         return Ok((per_query_block(caps, desc, variant, t.block_q)?, 0));
     }
     variant.constants.extend([
@@ -422,7 +429,10 @@ pub fn plan(
     let slots = desc.batch as u64 * (desc.q_heads as u64 + 2 * desc.kv_heads as u64);
     let slots = u32::try_from(slots)
         .map_err(|_| Error::limit("split maxima slots", slots, "u32", u32::MAX as u64))?;
-    let scales = Dispatch {
+    let maxima_bytes = slots as u64 * SPLIT_CHUNKS as u64 * 4;
+    // The maxima pass, then the kernel (with the keys split: its split pass and the reduce
+    // pass, the maxima after the partial results in the scratch, wgsl/split_maxima.wgsl).
+    let mut scales = Dispatch {
         variant: ShaderVariant::new(
             KernelEntry::SplitScales,
             desc.dtype,
@@ -434,21 +444,31 @@ pub fn plan(
         splits: None,
     };
     crate::planner::check_grid(caps, scales.variant.entry.name(), scales.workgroups)?;
+    let (kernel, partial_bytes) = if t.kv_splits > 1 {
+        scales.splits = Some((t.kv_splits, t.split_len));
+        crate::kernels::kv_split_passes(
+            caps,
+            desc,
+            variant,
+            KernelEntry::FusedCoopSplitKv,
+            t.block_q,
+            (t.kv_splits, t.split_len),
+        )?
+    } else {
+        (per_query_block(caps, desc, variant, t.block_q)?, 0)
+    };
+    let scratch = crate::kernels::vector::check_scratch(
+        caps,
+        "split f32 scratch bytes",
+        partial_bytes + maxima_bytes,
+    )?;
     let mut dispatches = vec![scales];
-    dispatches.extend(per_query_block(caps, desc, variant, t.block_q)?);
-    Ok((dispatches, slots as u64 * SPLIT_CHUNKS as u64 * 4))
+    dispatches.extend(kernel);
+    Ok((dispatches, scratch))
 }
 
-/// `t` with `n` KV splits forced (at most one per tile of keys; 1: none), or an error for the
-/// split f32 variant.
+/// `t` with `n` KV splits forced (at most one per tile of keys; 1: none).
 pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<CoopTiles> {
-    if t.split && n > 1 {
-        return Err(Error::invalid(
-            "fused_kv_splits",
-            n,
-            "the split f32 variant does not split the keys (its scratch holds its maxima)",
-        ));
-    }
     let (kv_splits, split_len) = crate::kernels::forced_kv_splits(desc, n, t.block_k)?;
     Ok(CoopTiles {
         kv_splits,
@@ -457,20 +477,17 @@ pub fn force_kv_splits(desc: &AttentionDesc, t: CoopTiles, n: u32) -> Result<Coo
     })
 }
 
-/// `(kv_splits, split_len)` for `desc` with these blocks (`crate::kernels::fused_kv_splits`;
-/// f16 fragments only: the split f32 variant's scratch holds its maxima). Knob `coop_kv_splits`
-/// forces the number (0 or 1: none).
+/// `(kv_splits, split_len)` for `desc` with these blocks of `threads` threads
+/// (`crate::kernels::fused_kv_splits`, aimed at `crate::kernels::kv_split_target`). Knob
+/// `coop_kv_splits` forces the number (0 or 1: none).
 fn kv_splits(
     caps: &Capabilities,
     desc: &AttentionDesc,
-    block_q: u32,
-    block_k: u32,
-    split: bool,
+    (block_q, block_k): (u32, u32),
+    threads: u32,
 ) -> (u32, u32) {
-    if split {
-        return (1, desc.kv_len);
-    }
-    crate::kernels::fused_kv_splits(caps, desc, (block_q, block_k), "coop_kv_splits")
+    let target = crate::kernels::kv_split_target(threads, desc.kv_len);
+    crate::kernels::fused_kv_splits(caps, desc, (block_q, block_k), target, "coop_kv_splits")
 }
 
 #[cfg(test)]
@@ -493,14 +510,28 @@ mod tests {
             (t.block_q, t.block_k),
             (t.kv_splits, t.split_len),
         );
-        // Enough query blocks: no split; f32 (split onto f16 fragments): never.
+        // Enough query blocks: no split.
         let long = AttentionDesc::new(1, 32, 8, 4096, 16384, 128).with_dtype(DType::F16);
         assert_eq!(fit_tiles(&nvidia, &long, None).unwrap().kv_splits, 1);
+        // f32 (split onto f16 fragments): the maxima pass, then the split kernel and the reduce
+        // pass; forced splits too.
         let f32 = AttentionDesc::new(1, 32, 8, 256, 16384, 128);
-        let t = fit_tiles(&nvidia, &f32, None).unwrap();
-        assert!(t.split && t.kv_splits == 1, "{t:?}");
-        let e = force_kv_splits(&f32, t, 3).unwrap_err();
-        assert_eq!(e.field(), Some("fused_kv_splits"), "{e}");
+        let p = plan(&nvidia, &f32, &PlanOptions::default()).unwrap();
+        let Kernel::FusedCoop(t) = p.kernel() else {
+            panic!("{p}")
+        };
+        assert!(t.split, "{p}");
+        crate::kernels::assert_kv_split_plan(
+            &p,
+            &f32,
+            KernelEntry::FusedCoopSplitKv,
+            (t.block_q, t.block_k),
+            (t.kv_splits, t.split_len),
+        );
+        let forced = force_kv_splits(&f32, t, 3).unwrap();
+        assert_eq!(forced.kv_splits, 3);
+        let (passes, _) = super::plan(&nvidia, &f32, &forced).unwrap();
+        assert_eq!(passes[0].splits, Some((3, forced.split_len)), "{passes:?}");
         // Forced: ragged splits cover the keys, tile-aligned.
         let t = fit_tiles(&nvidia, &desc, None).unwrap();
         let forced = force_kv_splits(&desc, t, 5).unwrap();
@@ -568,12 +599,16 @@ mod tests {
         assert!(!split_too_short(&AttentionDesc::new(
             1, 32, 32, 512, 512, 64
         )));
-        // Chunked prefill: a 128-row query stays portable however long the keys.
+        // Chunked prefill: past the 32 rows the decode and portable kernels take, the split
+        // (its keys split too) from 512 x 512 positions.
         assert!(split_too_short(&AttentionDesc::new(
-            1, 32, 32, 128, 16384, 64
+            1, 32, 32, 32, 16384, 64
         )));
         assert!(!split_too_short(&AttentionDesc::new(
-            1, 32, 32, 256, 16384, 64
+            1, 32, 32, 33, 16384, 64
+        )));
+        assert!(split_too_short(&AttentionDesc::new(
+            1, 32, 32, 64, 4095, 64
         )));
     }
 

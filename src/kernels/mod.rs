@@ -39,27 +39,52 @@ pub(crate) fn key_splits(kv_len: u32, wanted: u32, block_k: u32) -> (u32, u32) {
 }
 
 /// Workgroups the fused kernels' KV splits aim for (two an SM of the H200, as the decode
-/// kernel's).
-const FUSED_KV_SPLIT_TARGET: u32 = 264;
+/// kernel's): for workgroups of [`FUSED_KV_SPLIT_TARGET_THREADS`] threads (see
+/// [`kv_split_target`]).
+pub(crate) const FUSED_KV_SPLIT_TARGET: u32 = 264;
+
+/// The workgroup size [`FUSED_KV_SPLIT_TARGET`] is for.
+const FUSED_KV_SPLIT_TARGET_THREADS: u32 = 128;
+
+/// The workgroups a fused kernel of `threads`-thread workgroups aims its KV splits at against
+/// `kv_len` keys: as many threads as [`FUSED_KV_SPLIT_TARGET`] workgroups of 128 below
+/// [`KV_SPLIT_LONG_KEYS`] keys (the H200 holds one 256-thread workgroup of the cooperative kernel
+/// an SM at d128, 218-255 registers, where 128-thread ones fit two: a second wave of those adds
+/// the splits' cost), [`FUSED_KV_SPLIT_TARGET`] from there on (where the second wave paid).
+/// H200, 32/8 heads, d128, ms fixed target / scaled (sweep 6 of the seventh session): f16 512
+/// rows x 4096 keys 0.337 / 0.270, x 16384 1.088 / 1.107, x 65536 4.088 / 4.328; f32 (split)
+/// 512 rows 0.756 / 0.707, 2.740 / 2.810, 10.604 / 11.103; 256 rows 0.453 / 0.417, 1.532 /
+/// 1.539, 5.803 / 5.873. Knob `kv_split_threads=0`: always the fixed target (tuning).
+pub(crate) fn kv_split_target(threads: u32, kv_len: u32) -> u32 {
+    if crate::tune::knob("kv_split_threads") == Some(0) || kv_len >= KV_SPLIT_LONG_KEYS {
+        return FUSED_KV_SPLIT_TARGET;
+    }
+    (FUSED_KV_SPLIT_TARGET * FUSED_KV_SPLIT_TARGET_THREADS / threads.max(1)).max(1)
+}
+
+/// Keys from which [`kv_split_target`] no longer scales the target by the workgroup size
+/// (between the measured 16384, a tie, and 65536).
+const KV_SPLIT_LONG_KEYS: u32 = 32768;
 
 /// The fewest keys a fused kernel's split takes: tiles enough to amortise a workgroup's Q
 /// staging and the partial write.
 const FUSED_KV_SPLIT_MIN_KEYS: u32 = 512;
 
 /// `(kv_splits, split_len)` of a fused kernel with `block_q` x `block_k` blocks for `desc`:
-/// splits (flash-decoding) where its query blocks fill less than half of
-/// [`FUSED_KV_SPLIT_TARGET`] workgroups and the keys are long enough, each split at least
-/// [`FUSED_KV_SPLIT_MIN_KEYS`] keys; none on CPU adapters (no idle cores to fill). Tuning knob
-/// `knob` forces the number (0 or 1: none).
+/// splits (flash-decoding) where its query blocks fill less than half of `target` workgroups
+/// ([`FUSED_KV_SPLIT_TARGET`], or [`kv_split_target`]) and the keys are long enough, each split
+/// at least [`FUSED_KV_SPLIT_MIN_KEYS`] keys; none on CPU adapters (no idle cores to fill).
+/// Tuning knob `knob` forces the number (0 or 1: none).
 pub(crate) fn fused_kv_splits(
     caps: &crate::capabilities::Capabilities,
     desc: &crate::desc::AttentionDesc,
     (block_q, block_k): (u32, u32),
+    target: u32,
     knob: &str,
 ) -> (u32, u32) {
     let none = (1, desc.kv_len);
     let base = desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
-    let target = FUSED_KV_SPLIT_TARGET as u64;
+    let target = target as u64;
     let wanted = match crate::tune::knob(knob) {
         Some(n) => n.max(1),
         None if caps.device_type == wgpu::DeviceType::Cpu => 1,
@@ -183,14 +208,22 @@ pub(crate) fn assert_kv_split_plan(
     assert!(kv_splits > 1 && split_len.is_multiple_of(block_k), "{p}");
     assert!(kv_splits * split_len >= desc.kv_len, "{p}");
     assert!((kv_splits - 1) * split_len < desc.kv_len, "{p}");
+    use crate::shader::KernelEntry;
+    // The split f32 variant: its maxima pass first (seeing the splits, which place its maxima
+    // after the partial results in the scratch).
+    let split_f32 = entry == KernelEntry::FusedCoopSplitKv;
     let names: Vec<_> = p.dispatches().iter().map(|d| d.variant.entry).collect();
+    let mut expected = vec![entry, KernelEntry::VectorReduce];
+    let mut maxima_bytes = 0;
+    if split_f32 {
+        expected.insert(0, KernelEntry::SplitScales);
+        let scales = &p.dispatches()[0];
+        assert_eq!(scales.splits, Some((kv_splits, split_len)), "{p}");
+        maxima_bytes = scales.workgroups[0] as u64 * scales.workgroups[1] as u64 * 4;
+    }
+    assert_eq!(names, expected, "{p}");
     assert_eq!(
-        names,
-        [entry, crate::shader::KernelEntry::VectorReduce],
-        "{p}"
-    );
-    assert_eq!(
-        p.dispatches()[0].workgroups,
+        p.dispatches()[split_f32 as usize].workgroups,
         [
             desc.q_len.div_ceil(block_q) * kv_splits,
             desc.q_heads,
@@ -200,7 +233,7 @@ pub(crate) fn assert_kv_split_plan(
     );
     assert_eq!(
         p.scratch_bytes(),
-        vector::partial_bytes(desc, kv_splits),
+        vector::partial_bytes(desc, kv_splits) + maxima_bytes,
         "{p}"
     );
 }

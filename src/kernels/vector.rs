@@ -460,7 +460,9 @@ mod tests {
         assert!(!auto_takes(&lavapipe, &d(16, 511, DType::F16)));
         assert_eq!(kind(&d(32, 128, DType::F32)), "vector");
         assert_eq!(kind(&d(32, 127, DType::F32)), "fused");
-        assert_eq!(kind(&d(33, 16384, DType::F32)), "fused");
+        // Past 32 rows, f32 goes split onto the f16 fragments (its keys split too).
+        assert_eq!(kind(&d(33, 16384, DType::F32)), "coop");
+        assert_eq!(kind(&d(33, 4096, DType::F32)), "fused");
         // f32 past 16 rows against 4096 keys or more: the portable kernel with the keys split
         // (on a GPU; the CPU adapter's portable kernel does not split them).
         assert_eq!(kind(&d(16, 16384, DType::F32)), "vector");
