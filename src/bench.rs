@@ -40,13 +40,10 @@ impl BenchShape {
     /// where `Path::Auto` takes it (q_len <= 8, and short queries against long enough caches
     /// but for those the portable kernel takes with its keys split), else the fused one.
     pub fn fast_path(&self, caps: &crate::Capabilities) -> Path {
-        let desc = self.desc();
-        if crate::kernels::vector::auto_takes(caps, &desc)
-            && !crate::kernels::vector::portable_split_takes(caps, &desc)
-        {
-            Path::Vector
-        } else {
-            Path::Fused
+        let auto = crate::planner::plan(caps, &self.desc(), &crate::PlanOptions::default());
+        match auto.as_ref().map(|p| p.kernel()) {
+            Ok(crate::Kernel::Vector(_)) => Path::Vector,
+            _ => Path::Fused,
         }
     }
 

@@ -430,7 +430,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
     let mut note = String::new();
     if options.path == Path::Auto && vector::auto_takes(caps, desc) {
         // f32 queries of 17-32 rows against 4096 keys or more where the portable kernel splits
-        // the keys: that kernel (`vector::portable_split_takes`).
+        // the keys: that kernel (`vector::portable_split_takes`), planned once.
         if options.cooperative != Some(true)
             && options.fused_stage.is_none()
             && vector::portable_split_takes(caps, desc)
