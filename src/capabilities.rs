@@ -17,7 +17,8 @@ pub struct Capabilities {
     pub device_type: wgpu::DeviceType,
     /// `SHADER_F16` is enabled on the device.
     pub shader_f16: bool,
-    /// `SUBGROUP` is enabled on the device.
+    /// `SUBGROUP` and `SUBGROUP_BARRIER` are enabled on the device (the cooperative-matrix
+    /// kernel's shuffles and its barriers within a subgroup; Vulkan and Metal have both).
     pub subgroups: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device.
     pub timestamps: bool,
@@ -75,7 +76,8 @@ impl Capabilities {
             };
         Capabilities {
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
-            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            subgroups: features
+                .contains(wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,

@@ -11,6 +11,7 @@ use crate::planner::{plan, Plan, PlanOptions, DEFAULT_FUSED_THRESHOLD};
 /// The features this crate uses when the adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_F16
     .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SUBGROUP_BARRIER)
     .union(wgpu::Features::TIMESTAMP_QUERY)
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)

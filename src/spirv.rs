@@ -3,12 +3,13 @@
 //! constants applied and the bounds checks the context chose, handed to
 //! `create_shader_module_passthrough` (which needs `Features::PASSTHROUGH_SHADERS`).
 //!
-//! It differs from wgpu's own translation in two ways. naga's guards on integer division stay in
+//! It differs from wgpu's own translation in three ways. naga's guards on integer division stay in
 //! (wgpu drops them from unchecked modules): NVIDIA's compiler made the head-dim-64 kernel 1.2x
 //! faster with them (BENCHMARKS.md). And every fragment load and store carries the `Aligned 16`
 //! memory operand, which naga 30 does not write: every fragment address in
 //! `wgsl/fused_coop.wgsl` is in workgroup memory, in rows padded to 16 bytes, so the operand is
-//! true for each of them (it measured no faster on the H200, and costs nothing).
+//! true for each of them (it measured no faster on the H200, and costs nothing). And
+//! `subgroupBarrier()` orders workgroup memory (see `subgroup_barriers_order_workgroup_memory`).
 //!
 //! [`variant_spirv`] gives any variant's SPIR-V as the driver receives it (this module's for the
 //! kernels above, a re-creation of wgpu-hal's translation for the rest), for
@@ -97,10 +98,8 @@ fn specialise(
             Caps::COOPERATIVE_MATRIX,
         ),
         (wgpu::Features::SHADER_F16, Caps::SHADER_FLOAT16),
-        (
-            wgpu::Features::SUBGROUP,
-            Caps::SUBGROUP.union(Caps::SUBGROUP_BARRIER),
-        ),
+        (wgpu::Features::SUBGROUP, Caps::SUBGROUP),
+        (wgpu::Features::SUBGROUP_BARRIER, Caps::SUBGROUP_BARRIER),
     ] {
         if !features.contains(feature) {
             caps.remove(needs);
@@ -117,7 +116,51 @@ fn specialise(
     let (module, info) =
         naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
             .map_err(|e| e.to_string())?;
-    Ok((module.into_owned(), info.into_owned()))
+    let mut module = module.into_owned();
+    for (_, f) in module.functions.iter_mut() {
+        subgroup_barriers_order_workgroup_memory(&mut f.body);
+    }
+    for e in module.entry_points.iter_mut() {
+        subgroup_barriers_order_workgroup_memory(&mut e.function.body);
+    }
+    Ok((module, info.into_owned()))
+}
+
+/// Every `subgroupBarrier()` in `block` made to order workgroup memory too. naga 30 writes it as
+/// `OpControlBarrier(Subgroup, Subgroup, AcquireRelease | SubgroupMemory)`, which orders no
+/// workgroup-memory access under the Vulkan memory model; the cooperative kernel's subgroups
+/// use it to pass their own rows of workgroup memory (scores, probabilities) between their
+/// lanes, so it becomes `OpControlBarrier(Subgroup, Subgroup, AcquireRelease | SubgroupMemory |
+/// WorkgroupMemory)`: still one subgroup's execution and scope. (Metal: naga writes
+/// `simdgroup_barrier(mem_flags::mem_threadgroup)`, which already does. On the H200 the barrier
+/// without the workgroup-memory bit ran the f16 d64 kernel in 1.25 ms against 1.31: not taken,
+/// as nothing would then order the lanes' accesses.)
+fn subgroup_barriers_order_workgroup_memory(block: &mut naga::Block) {
+    use naga::{Barrier, Statement};
+    for statement in block.iter_mut() {
+        match statement {
+            Statement::ControlBarrier(flags) if *flags == Barrier::SUB_GROUP => {
+                *flags = Barrier::SUB_GROUP | Barrier::WORK_GROUP;
+            }
+            Statement::Block(b) => subgroup_barriers_order_workgroup_memory(b),
+            Statement::If { accept, reject, .. } => {
+                subgroup_barriers_order_workgroup_memory(accept);
+                subgroup_barriers_order_workgroup_memory(reject);
+            }
+            Statement::Switch { cases, .. } => {
+                for case in cases.iter_mut() {
+                    subgroup_barriers_order_workgroup_memory(&mut case.body);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                subgroup_barriers_order_workgroup_memory(body);
+                subgroup_barriers_order_workgroup_memory(continuing);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Group 0's `bindings` numbered 0, 1, 2, ... in order of binding, as wgpu's Vulkan backend
@@ -387,5 +430,60 @@ mod tests {
         // Already aligned: unchanged.
         assert_eq!(align_coop_accesses(&out).unwrap(), out);
         assert!(align_coop_accesses(&words[..HEADER_WORDS + 3]).is_err());
+    }
+
+    /// Every control barrier of `block`, in order, nested ones included.
+    fn barriers(block: &naga::Block, out: &mut Vec<naga::Barrier>) {
+        for statement in block.iter() {
+            match statement {
+                naga::Statement::ControlBarrier(flags) => out.push(*flags),
+                naga::Statement::Block(b) => barriers(b, out),
+                naga::Statement::If { accept, reject, .. } => {
+                    barriers(accept, out);
+                    barriers(reject, out);
+                }
+                naga::Statement::Loop {
+                    body, continuing, ..
+                } => {
+                    barriers(body, out);
+                    barriers(continuing, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn subgroup_barriers_order_workgroup_memory_and_workgroup_ones_are_unchanged() {
+        let source = "
+            var<workgroup> w: array<f32, 64>;
+            fn f(i: u32) {
+                w[i] = 1.0;
+                subgroupBarrier();
+            }
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) t: u32) {
+                f(t);
+                for (var k = 0u; k < 2u; k++) {
+                    if (t < 32u) {
+                        subgroupBarrier();
+                    }
+                    workgroupBarrier();
+                }
+            }";
+        let features = wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER;
+        let (module, _) = specialise(source, &[], features).unwrap();
+        let mut found = Vec::new();
+        for (_, f) in module.functions.iter() {
+            barriers(&f.body, &mut found);
+        }
+        for e in &module.entry_points {
+            barriers(&e.function.body, &mut found);
+        }
+        use naga::Barrier;
+        let both = Barrier::SUB_GROUP | Barrier::WORK_GROUP;
+        assert_eq!(found, [both, both, Barrier::WORK_GROUP]);
+        // Without the feature the module is refused, as wgpu would refuse it.
+        assert!(specialise(source, &[], wgpu::Features::SUBGROUP).is_err());
     }
 }

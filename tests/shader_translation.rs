@@ -96,7 +96,7 @@ fn translate(
         naga_caps |= NagaCaps::SHADER_FLOAT16;
     }
     if caps.subgroups {
-        naga_caps |= NagaCaps::SUBGROUP;
+        naga_caps |= NagaCaps::SUBGROUP | NagaCaps::SUBGROUP_BARRIER;
     }
     if !caps.cooperative_matrix.is_empty() {
         naga_caps |= NagaCaps::COOPERATIVE_MATRIX;

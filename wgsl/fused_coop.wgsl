@@ -29,8 +29,12 @@
 // Measured on the H200 (BENCHMARKS.md): staging was half the kernel's time with scalar loads,
 // the softmax through workgroup memory a quarter; the fragment products themselves are small.
 // O cannot be scaled row by row inside a fragment, so the running max m is raised lazily: only
-// when a tile's max exceeds m by more than RESCALE_LOG2 does the workgroup store O, rescale it
-// and load it back (rare after the first tiles). Until then P <= 2^RESCALE_LOG2, well inside f16.
+// when a tile's max exceeds m by more than RESCALE_LOG2 does the subgroup (the workgroup, in the
+// pipelined loop) store O, rescale it and load it back (rare after the first tiles). Until then
+// P <= 2^RESCALE_LOG2, well inside f16. Steps 2-4 touch only the subgroup's own rows of s_s and
+// p_s: the one-tile-at-a-time loop separates them with subgroup barriers, the workgroup
+// synchronising only around the staging (H200, f16, L = 4096: d64 1.41 -> 1.33 ms, d80 2.11 ->
+// 1.81, d128 2.13 -> 2.06, where the pipelined loop had been faster from d80 on).
 //
 // Every index and stride of a fragment load or store is a `let` of its own: naga 30's SPIR-V
 // writer panics ("expression is not cached") on an index computed inside the pointer expression.
@@ -234,6 +238,22 @@ fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c 
     return r;
 }
 
+// `rescaled` for the one-tile-at-a-time loop: the subgroup's own rows of s_s, synchronised within
+// the subgroup (src/spirv.rs gives its barriers workgroup-memory semantics).
+fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c {
+    let ss = BK + 4u;
+    let at = row0 * ss;
+    coopStoreT(o, &s_s[at], ss);
+    subgroupBarrier();
+    for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
+        s_s[my_row * ss + c] *= alpha;
+    }
+    subgroupBarrier();
+    let r = coopLoadT<frag_c>(&s_s[at], ss);
+    subgroupBarrier();
+    return r;
+}
+
 // Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `scale`, through s_s
 // to row `row`'s destination from `at` (`put_o` of wgsl/coop_kv_whole.wgsl or coop_kv_split.wgsl).
 fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, scale: f32, row: u32, at: u32) {
@@ -326,6 +346,9 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
     if (m_tile > *m + RESCALE_LOG2) {
         alpha = exp2(*m - m_tile);
         *m = m_tile;
+        // (Read by the pipelined loop only. The one-tile-at-a-time loop rescales per subgroup,
+        // but without this rare atomic NVIDIA's compiler made its d64 kernel 7% slower: H200,
+        // f16, L = 4096, 1.43 against 1.33 ms, seventh session's sweep 9.)
         if (kb > 0u) {
             atomicOr(&rescale_any[0], 1u);
         }
@@ -619,26 +642,27 @@ fn main(
                     coopStoreT(acc, &s_s[at], ss);
                 }
             }
-            loop_barrier();
+            // The subgroup's S rows are its own: only its lanes read them (and write its P rows),
+            // so it waits for itself only, not for the workgroup (H200, f16, L = 4096: d64 1.42 ->
+            // 1.31 ms, d128 2.40 -> 2.07; seventh session, sweep 7).
+            subgroupBarrier();
 
             var alpha = 1.0;
             if ((ABLATE & 2u) == 0u) {
                 alpha = softmax_tile(kb, b, h, q0, my_row, lane, fac, &m_used, &l);
             }
-            loop_barrier();
-            if (t == 0u) {
-                rescale_flag = vec4<u32>(atomicExchange(&rescale_any[0], 0u));
-            }
-            // Line 10, rarely: rescale O rows by alpha.
-            if (workgroupUniformLoad(&rescale_flag).x != 0u) {
-                o0 = rescaled(o0, row0, my_row, lane, alpha);
-                if (O_FRAGS > 1u) { o1 = rescaled(o1, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 2u) { o2 = rescaled(o2, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 3u) { o3 = rescaled(o3, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 4u) { o4 = rescaled(o4, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 5u) { o5 = rescaled(o5, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 6u) { o6 = rescaled(o6, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 7u) { o7 = rescaled(o7, row0, my_row, lane, alpha); }
+            // Line 10, rarely: rescale the subgroup's O rows by alpha, when one of them rose.
+            let raise = subgroupAny(alpha != 1.0) && kb > kb0;
+            subgroupBarrier(); // its P rows are stored, its S rows read
+            if (raise) {
+                o0 = rescaled_own(o0, row0, my_row, lane, alpha);
+                if (O_FRAGS > 1u) { o1 = rescaled_own(o1, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 2u) { o2 = rescaled_own(o2, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 3u) { o3 = rescaled_own(o3, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 4u) { o4 = rescaled_own(o4, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 5u) { o5 = rescaled_own(o5, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 6u) { o6 = rescaled_own(o6, row0, my_row, lane, alpha); }
+                if (O_FRAGS > 7u) { o7 = rescaled_own(o7, row0, my_row, lane, alpha); }
             }
 
             // Line 10: O += P V.

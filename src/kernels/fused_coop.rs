@@ -5,7 +5,7 @@
 //!
 //! Tuning knobs (`WGPU_SDPA_TUNE`, `src/tune.rs`): `coop_words=0` stages K/V element by element
 //! even where 16-byte words are possible; `coop_pipe=0|1` forces the one-tile-at-a-time or the
-//! pipelined KV loop (default: pipelined above head dim 64); `coop_reverse=0` keeps causal
+//! pipelined KV loop (default: pipelined for the split f32 variant only); `coop_reverse=0` keeps causal
 //! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
 //! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word
 //! staging). `coop_aligned` (in `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the
@@ -219,7 +219,7 @@ pub fn fit_tiles(
         || !subgroup.is_multiple_of(frag)
     {
         return Err(unavailable(format!(
-            "needs subgroups of one known size that {frag} divides (adapter: {}..{})",
+            "needs subgroups (and subgroup barriers) of one known size that {frag} divides (adapter: {}..{})",
             caps.subgroup_min_size, caps.subgroup_max_size
         )));
     }
@@ -386,15 +386,16 @@ pub fn plan(
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
-            // Pipelined tiles: H200, f16, L = 4096: d80 2.07 against 2.11 ms, d128 2.36 against
-            // 2.41, but d64 2.00 against 1.49 (more live fragments than its best schedule has).
-            // Split f32: pipelined at every head dim (d64 2.85 against 3.21, d80 3.97 against
-            // 4.02, d128 4.60 against 5.42).
+            // Pipelined tiles for the split f32 variant (H200, L = 4096: d64 2.85 against 3.21
+            // ms one tile at a time, d80 3.97 against 4.02, d128 4.60 against 5.42). f16: one
+            // tile at a time, whose subgroups sync the softmax among themselves only (d64 1.31
+            // ms, d128 2.07 against 2.16 pipelined; before that change the pipelined loop won
+            // from d80 on: d128 2.36 against 2.41).
             (
                 "PIPE",
                 (t.block_k / t.frag <= 4
-                    && crate::tune::knob("coop_pipe")
-                        .map_or(t.split || desc.head_dim > 64, |v| v == 1)) as u32,
+                    && crate::tune::knob("coop_pipe").map_or(t.split, |v| v == 1))
+                    as u32,
             ),
             (
                 "REVERSE",
