@@ -4,7 +4,7 @@
 #   bash scripts/h200_bench.sh OUT_DIR
 # (and `--examples` for the register counts, `examples/pipeline_stats.rs`).
 # Runs info, the correctness check, our bench (the planner's fused kernel: cooperative matrices
-# for f16, and for f32 split onto f16 fragments from q_len 256 and 512 x 512 positions, the
+# for f16, and for f32 split onto f16 fragments from q_len 33 and 512 x 512 positions, the
 # portable kernel below), the portable kernel on the f16 and f32 rows, the L = 32768 memory row,
 # PyTorch's bench on the same shapes, the decode sweep beside PyTorch's, and short queries
 # against long caches beside the fused kernel and PyTorch, in one go on one machine.
