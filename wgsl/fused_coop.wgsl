@@ -240,7 +240,9 @@ fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c 
 }
 
 // `rescaled` for the one-tile-at-a-time loop: the subgroup's own rows of s_s, synchronised within
-// the subgroup (src/spirv.rs gives its barriers workgroup-memory semantics).
+// the subgroup (src/spirv.rs gives its barriers workgroup-memory semantics). The pipelined loop
+// could take it too (it touches no other subgroup's rows either); it keeps the workgroup one,
+// with which its timings were measured.
 fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c {
     let ss = BK + 4u;
     let at = row0 * ss;
