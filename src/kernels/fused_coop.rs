@@ -11,7 +11,11 @@
 //! staging). `coop_aligned` (in `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the
 //! WGSL, 2 drops the `Aligned` operands from ours. `coop_split=0` keeps f32 off f16 fragments.
 //! `coop_kv_splits=N` forces the number of KV splits (1: none). `coop_listed=0` ignores the
-//! adapter's list (plans as an adapter without cooperative matrices would).
+//! adapter's list (plans as an adapter without cooperative matrices would). `coop_plain=0|1`
+//! forces the one-tile-at-a-time loop's skip of the per-key checks off or on (default: on
+//! without a mask). `split_min_q=N` moves the split f32 variant's shortest query (default
+//! [`SPLIT_MIN_Q_LEN`]); `kv_split_threads=0` aims the KV splits at the fixed target
+//! (`crate::kernels::kv_split_target`).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
