@@ -553,6 +553,32 @@ mod tests {
     }
 
     #[test]
+    fn without_subgroup_barriers_the_portable_kernel_runs_and_says_why() {
+        use crate::planner::{plan, Kernel, PlanOptions};
+        // An adapter with fragments listed but without `SUBGROUP` + `SUBGROUP_BARRIER` on the
+        // device (the kernel syncs each subgroup's softmax with subgroup barriers).
+        let caps = Capabilities {
+            subgroups: false,
+            ..Capabilities::nvidia_vulkan()
+        };
+        let desc = AttentionDesc::new(1, 8, 8, 256, 256, 64).with_dtype(DType::F16);
+        let e = fit_tiles(&caps, &desc, None).unwrap_err();
+        assert!(e.to_string().contains("subgroup barriers"), "{e}");
+        let p = plan(&caps, &desc, &PlanOptions::default()).unwrap();
+        assert!(matches!(p.kernel(), Kernel::Fused(_)), "{p}");
+        assert!(p.reason().contains("subgroup barriers"), "{p}");
+        // Required: an error naming the reason on the fused path (Auto falls back to unfused,
+        // saying why).
+        let forced = PlanOptions {
+            path: crate::planner::Path::Fused,
+            cooperative: Some(true),
+            ..PlanOptions::default()
+        };
+        let e = plan(&caps, &desc, &forced).unwrap_err();
+        assert!(e.to_string().contains("subgroup barriers"), "{e}");
+    }
+
+    #[test]
     fn fragment_comes_from_the_list_only() {
         let nvidia = Capabilities::nvidia_vulkan();
         assert_eq!(listed_fragment(&nvidia, DType::F16), Some(16));

@@ -21,7 +21,7 @@ pub fn main() -> Result<ExitCode> {
         caps.adapter_name, caps.backend, caps.device_type
     );
     println!(
-        "features: shader-f16 {}, subgroups {} (size {}..{}), timestamps {}",
+        "features: shader-f16 {}, subgroups with barriers {} (size {}..{}), timestamps {}",
         caps.shader_f16,
         caps.subgroups,
         caps.subgroup_min_size,
