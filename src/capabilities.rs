@@ -20,6 +20,12 @@ pub struct Capabilities {
     /// `SUBGROUP` and `SUBGROUP_BARRIER` are enabled on the device (the cooperative-matrix
     /// kernel's shuffles and its barriers within a subgroup; Vulkan and Metal have both).
     pub subgroups: bool,
+    /// A `subgroupBarrier()` of the cooperative-matrix kernel reaches the driver ordering
+    /// workgroup memory, as the kernel needs: on Metal (naga writes
+    /// `simdgroup_barrier(mem_flags::mem_threadgroup)`) and on Vulkan with `PASSTHROUGH_SHADERS`,
+    /// where `src/spirv.rs` makes the module and adds the semantics naga 30 leaves out. Without
+    /// it the kernel is not planned.
+    pub subgroup_sync: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device.
     pub timestamps: bool,
     /// Smallest subgroup size the adapter may use (0 when unknown).
@@ -78,6 +84,14 @@ impl Capabilities {
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             subgroups: features
                 .contains(wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER),
+            subgroup_sync: match info.backend {
+                wgpu::Backend::Metal => true,
+                wgpu::Backend::Vulkan => {
+                    cfg!(not(target_arch = "wasm32"))
+                        && features.contains(wgpu::Features::PASSTHROUGH_SHADERS)
+                }
+                _ => false,
+            },
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,
@@ -99,6 +113,7 @@ impl Capabilities {
             device_type,
             shader_f16: false,
             subgroups: false,
+            subgroup_sync: false,
             timestamps: false,
             subgroup_min_size: 0,
             subgroup_max_size: 0,
@@ -124,6 +139,7 @@ impl Capabilities {
             device_type: wgpu::DeviceType::IntegratedGpu,
             shader_f16: true,
             subgroups: true,
+            subgroup_sync: true,
             timestamps: true,
             subgroup_min_size: 32,
             subgroup_max_size: 32,
@@ -148,6 +164,7 @@ impl Capabilities {
             device_type: wgpu::DeviceType::DiscreteGpu,
             shader_f16: true,
             subgroups: true,
+            subgroup_sync: true,
             timestamps: true,
             subgroup_min_size: 32,
             subgroup_max_size: 32,
@@ -171,6 +188,7 @@ impl Capabilities {
             device_type: wgpu::DeviceType::Cpu,
             shader_f16: true,
             subgroups: true,
+            subgroup_sync: true,
             timestamps: true,
             subgroup_min_size: 8,
             subgroup_max_size: 8,

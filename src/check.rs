@@ -255,7 +255,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
     for (label, path, cooperative) in kernels {
         for &dtype in &dtypes {
             if cooperative == Some(true)
-                && crate::kernels::fused_coop::fragment_for(caps, dtype).is_none()
+                && crate::kernels::fused_coop::runnable(caps, dtype).is_none()
             {
                 continue;
             }
@@ -336,7 +336,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             // some splits short or empty, then the reduce pass.
             if cooperative == Some(false)
                 || (cooperative == Some(true)
-                    && crate::kernels::fused_coop::fragment_for(caps, dtype).is_some())
+                    && crate::kernels::fused_coop::runnable(caps, dtype).is_some())
             {
                 for (name, desc, splits) in [
                     ("kv splits 3 gqa", base(1, 4, 2, 70, 1000, 64), 3),

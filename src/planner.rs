@@ -137,9 +137,9 @@ pub struct PlanOptions {
     /// Force the decode kernel's number of KV splits (tests, tuning); `None` lets the planner
     /// choose from `kv_len` and the adapter.
     pub decode_splits: Option<u32>,
-    /// Force the fused kernels' number of KV splits (tests, tuning; the portable kernel, and the
-    /// cooperative-matrix kernel on f16 fragments); `None` lets the planner split the keys where
-    /// the query blocks alone would leave the GPU idle.
+    /// Force the fused kernels' number of KV splits (tests, tuning; the portable kernel and the
+    /// cooperative-matrix kernel, split f32 included); `None` lets the planner split the keys
+    /// where the query blocks alone would leave the GPU idle.
     pub fused_kv_splits: Option<u32>,
 }
 
@@ -351,7 +351,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                         reason: format!(
                             "f32 split onto f16 fragments measured slower than the portable \
                              kernel below q_len {} or q_len x kv_len = {}",
-                            fused_coop::SPLIT_MIN_Q_LEN,
+                            fused_coop::split_min_q_len(),
                             fused_coop::SPLIT_MIN_POSITIONS
                         ),
                     });

@@ -165,7 +165,7 @@ fn auto_picks_the_decode_kernel_for_short_queries() {
     let coop_f16 = wgpu_sdpa::kernels::fused_coop::native(caps, DType::F16);
     // f32 past 32 rows against long caches: the cooperative kernel where it serves f32 (split
     // onto f16 fragments on the H200), its keys split.
-    let coop_f32 = wgpu_sdpa::kernels::fused_coop::fragment_for(caps, DType::F32).is_some();
+    let coop_f32 = wgpu_sdpa::kernels::fused_coop::runnable(caps, DType::F32).is_some();
     if coop_f16 {
         println!("the f16 rows past q_len 8 expect the cooperative kernel on this adapter");
     }
@@ -235,6 +235,13 @@ fn auto_picks_the_decode_kernel_for_short_queries() {
             Kernel::Unfused => "unfused",
         };
         assert_eq!(kind, expected, "{desc}: {plan}");
+        // Where the cooperative kernel takes a short query against a long cache, it splits the
+        // keys (on a GPU).
+        if let Kernel::FusedCoop(t) = plan.kernel() {
+            if gpu && kv_len >= 4096 {
+                assert!(t.kv_splits > 1, "{desc}: {plan}");
+            }
+        }
     }
     // A forced decode path on a longer query is a typed error.
     let options = wgpu_sdpa::PlanOptions {

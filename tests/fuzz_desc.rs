@@ -705,11 +705,9 @@ fn check_plan(
                 || (t.split
                     && kv_split
                     && p.dispatches()[0].splits != Some((t.kv_splits, t.split_len)))
-                || ((t.split || kv_split) != (p.scratch_bytes() > 0))
-                || (t.split && p.scratch_bytes() < maxima)
+                || p.scratch_bytes() != maxima + if kv_split { partials } else { 0 }
                 || (kv_split
-                    && (p.scratch_bytes() < partials + maxima
-                        || !t.split_len.is_multiple_of(t.block_k)
+                    && (!t.split_len.is_multiple_of(t.block_k)
                         || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64))
             {
                 return Err(fail(format!("cooperative passes: {}", ctx())));

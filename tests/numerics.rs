@@ -18,7 +18,7 @@ mod common;
 
 use common::ctx;
 use half::f16;
-use wgpu_sdpa::kernels::fused_coop::fragment_for;
+use wgpu_sdpa::kernels::fused_coop::runnable;
 use wgpu_sdpa::reference::default_atol;
 use wgpu_sdpa::{
     attention_reference, compare, Attention, AttentionDesc, CausalAlignment, Context, DType,
@@ -65,7 +65,7 @@ fn kernels(ctx: &Context, dtype: DType) -> Vec<KernelChoice> {
             max_q_len: wgpu_sdpa::kernels::vector::MAX_Q_LEN,
         },
     ];
-    if fragment_for(ctx.capabilities(), dtype).is_some() {
+    if runnable(ctx.capabilities(), dtype).is_some() {
         out.push(KernelChoice {
             name: "fused cooperative",
             options: o(Path::Fused, Some(true)),

@@ -43,7 +43,7 @@ fn shapes() -> Vec<AttentionDesc> {
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
         // Short queries against long caches: the cooperative kernel with the keys split (f32:
-        // the split variant from 256 rows, its maxima after the partial results).
+        // the split variant from 33 rows, its maxima after the partial results).
         for d in [64, 128] {
             out.push(AttentionDesc::new(1, 8, 2, 100, 8192, d).with_dtype(dtype));
             out.push(AttentionDesc::new(1, 32, 8, 256, 16384, d).with_dtype(dtype));

@@ -9,7 +9,9 @@
 //! workgroups in grid order; `coop_ablate=BITS` skips parts of the kernel for profiling (wrong
 //! results: 1 staging, 2 softmax, 4 Q Kᵀ, 8 P V, 16 barriers, 32 the K/V loads of word
 //! staging). `coop_aligned` (in `src/pipelines.rs` and `src/spirv.rs`): 0 lets wgpu translate the
-//! WGSL, 2 drops the `Aligned` operands from ours. `coop_split=0` keeps f32 off f16 fragments.
+//! WGSL (whose subgroup barriers order no workgroup memory on Vulkan, so the pipelined loop,
+//! synchronised by the workgroup, runs unless `coop_pipe` says otherwise), 2 drops the
+//! `Aligned` operands from ours. `coop_split=0` keeps f32 off f16 fragments.
 //! `coop_kv_splits=N` forces the number of KV splits (1: none). `coop_listed=0` ignores the
 //! adapter's list (plans as an adapter without cooperative matrices would). `coop_plain=0|1`
 //! forces the one-tile-at-a-time loop's skip of the per-key checks off or on (default: on
@@ -104,8 +106,13 @@ pub const SPLIT_MIN_Q_LEN: u32 = 33;
 /// Whether `desc` is too short for the split to pay (see [`SPLIT_MIN_POSITIONS`] and
 /// [`SPLIT_MIN_Q_LEN`]).
 pub fn split_too_short(desc: &AttentionDesc) -> bool {
-    let min_q_len = crate::tune::knob("split_min_q").unwrap_or(SPLIT_MIN_Q_LEN);
-    desc.q_len < min_q_len || (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
+    desc.q_len < split_min_q_len()
+        || (desc.q_len as u64) * (desc.kv_len as u64) < SPLIT_MIN_POSITIONS
+}
+
+/// [`SPLIT_MIN_Q_LEN`], or what knob `split_min_q` sets (tuning).
+pub fn split_min_q_len() -> u32 {
+    crate::tune::knob("split_min_q").unwrap_or(SPLIT_MIN_Q_LEN)
 }
 
 /// Partial maxima per (tensor, batch, head) the split's first pass writes (`CHUNKS`).
@@ -139,7 +146,26 @@ pub fn listed_fragment(caps: &Capabilities, dtype: DType) -> Option<u32> {
 
 /// Whether the adapter runs `dtype` on its own listed fragments (no f32 split onto f16 ones).
 pub fn native(caps: &Capabilities, dtype: DType) -> bool {
-    fragment_for(caps, dtype).is_some_and(|(_, split)| !split)
+    runnable(caps, dtype).is_some_and(|(_, split)| !split)
+}
+
+/// [`fragment_for`] where the adapter's subgroups serve the kernel too (subgroups and their
+/// barriers, [`Capabilities::subgroup_sync`], one known size the fragment size divides):
+/// the configuration the cooperative kernel runs `dtype` with, if it runs at all.
+pub fn runnable(caps: &Capabilities, dtype: DType) -> Option<(u32, bool)> {
+    fragment_for(caps, dtype).filter(|&(frag, _)| subgroups_serve(caps, frag))
+}
+
+/// Whether the adapter's subgroups serve the kernel with `frag`-sized fragments: subgroups and
+/// their barriers on the device, barriers that order workgroup memory
+/// ([`Capabilities::subgroup_sync`]), and one known subgroup size that `frag` divides (each
+/// subgroup owns `frag` query rows).
+fn subgroups_serve(caps: &Capabilities, frag: u32) -> bool {
+    caps.subgroups
+        && caps.subgroup_sync
+        && caps.subgroup_min_size != 0
+        && caps.subgroup_min_size == caps.subgroup_max_size
+        && caps.subgroup_min_size.is_multiple_of(frag)
 }
 
 /// The fragment configuration for `dtype` tensors, `(fragment size, split)`: the dtype's own
@@ -217,14 +243,12 @@ pub fn fit_tiles(
         ));
     }
     let subgroup = caps.subgroup_min_size;
-    if !caps.subgroups
-        || subgroup == 0
-        || subgroup != caps.subgroup_max_size
-        || !subgroup.is_multiple_of(frag)
-    {
+    if !subgroups_serve(caps, frag) {
         return Err(unavailable(format!(
-            "needs subgroups (and subgroup barriers) of one known size that {frag} divides (adapter: {}..{})",
-            caps.subgroup_min_size, caps.subgroup_max_size
+            "needs subgroups with subgroup barriers that order workgroup memory (adapter: \
+             subgroups {}, barriers ordering workgroup memory {}: Metal, or Vulkan with \
+             PASSTHROUGH_SHADERS), of one known size that {frag} divides (adapter: {}..{})",
+            caps.subgroups, caps.subgroup_sync, caps.subgroup_min_size, caps.subgroup_max_size
         )));
     }
     for (field, d) in [("head_dim", desc.head_dim), ("v_head_dim", desc.v_head_dim)] {
@@ -398,8 +422,10 @@ pub fn plan(
             (
                 "PIPE",
                 (t.block_k / t.frag <= 4
-                    && crate::tune::knob("coop_pipe").map_or(t.split, |v| v == 1))
-                    as u32,
+                    && crate::tune::knob("coop_pipe").map_or(
+                        t.split || crate::tune::knob("coop_aligned") == Some(0),
+                        |v| v == 1,
+                    )) as u32,
             ),
             (
                 "REVERSE",
@@ -554,17 +580,31 @@ mod tests {
 
     #[test]
     fn without_subgroup_barriers_the_portable_kernel_runs_and_says_why() {
-        use crate::planner::{plan, Kernel, PlanOptions};
         // An adapter with fragments listed but without `SUBGROUP` + `SUBGROUP_BARRIER` on the
-        // device (the kernel syncs each subgroup's softmax with subgroup barriers).
-        let caps = Capabilities {
-            subgroups: false,
-            ..Capabilities::nvidia_vulkan()
-        };
+        // device, or whose subgroup barriers would not order workgroup memory (a Vulkan device
+        // without `PASSTHROUGH_SHADERS`): the kernel syncs each subgroup's softmax with them.
+        for caps in [
+            Capabilities {
+                subgroups: false,
+                ..Capabilities::nvidia_vulkan()
+            },
+            Capabilities {
+                subgroup_sync: false,
+                ..Capabilities::nvidia_vulkan()
+            },
+        ] {
+            without(&caps);
+        }
+    }
+
+    /// The plans on `caps`, whose subgroups do not serve the cooperative kernel.
+    fn without(caps: &Capabilities) {
+        use crate::planner::{plan, Kernel, PlanOptions};
+        assert!(!native(caps, DType::F16) && runnable(caps, DType::F32).is_none());
         let desc = AttentionDesc::new(1, 8, 8, 256, 256, 64).with_dtype(DType::F16);
-        let e = fit_tiles(&caps, &desc, None).unwrap_err();
+        let e = fit_tiles(caps, &desc, None).unwrap_err();
         assert!(e.to_string().contains("subgroup barriers"), "{e}");
-        let p = plan(&caps, &desc, &PlanOptions::default()).unwrap();
+        let p = plan(caps, &desc, &PlanOptions::default()).unwrap();
         assert!(matches!(p.kernel(), Kernel::Fused(_)), "{p}");
         assert!(p.reason().contains("subgroup barriers"), "{p}");
         // Required: an error naming the reason on the fused path (Auto falls back to unfused,
@@ -574,7 +614,7 @@ mod tests {
             cooperative: Some(true),
             ..PlanOptions::default()
         };
-        let e = plan(&caps, &desc, &forced).unwrap_err();
+        let e = plan(caps, &desc, &forced).unwrap_err();
         assert!(e.to_string().contains("subgroup barriers"), "{e}");
     }
 

@@ -21,11 +21,12 @@ pub fn main() -> Result<ExitCode> {
         caps.adapter_name, caps.backend, caps.device_type
     );
     println!(
-        "features: shader-f16 {}, subgroups with barriers {} (size {}..{}), timestamps {}",
+        "features: shader-f16 {}, subgroups with barriers {} (size {}..{}; barriers ordering workgroup memory {}), timestamps {}",
         caps.shader_f16,
         caps.subgroups,
         caps.subgroup_min_size,
         caps.subgroup_max_size,
+        caps.subgroup_sync,
         caps.timestamps
     );
     println!(
