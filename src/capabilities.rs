@@ -84,14 +84,8 @@ impl Capabilities {
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             subgroups: features
                 .contains(wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER),
-            subgroup_sync: match info.backend {
-                wgpu::Backend::Metal => true,
-                wgpu::Backend::Vulkan => {
-                    cfg!(not(target_arch = "wasm32"))
-                        && features.contains(wgpu::Features::PASSTHROUGH_SHADERS)
-                }
-                _ => false,
-            },
+            subgroup_sync: info.backend == wgpu::Backend::Metal
+                || crate::pipelines::passthrough_spirv(device, info.backend),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,

@@ -130,7 +130,7 @@ pub(crate) fn uses_own_spirv(
 }
 
 /// Whether `device` takes SPIR-V modules as they are (Vulkan with `PASSTHROUGH_SHADERS`).
-fn passthrough_spirv(device: &wgpu::Device, backend: wgpu::Backend) -> bool {
+pub(crate) fn passthrough_spirv(device: &wgpu::Device, backend: wgpu::Backend) -> bool {
     cfg!(not(target_arch = "wasm32"))
         && backend == wgpu::Backend::Vulkan
         && device

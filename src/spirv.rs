@@ -117,16 +117,11 @@ fn specialise(
         naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
             .map_err(|e| e.to_string())?;
     let mut module = module.into_owned();
-    for (_, f) in module.functions.iter_mut() {
-        subgroup_barriers_order_workgroup_memory(&mut f.body);
-    }
-    for e in module.entry_points.iter_mut() {
-        subgroup_barriers_order_workgroup_memory(&mut e.function.body);
-    }
+    subgroup_barriers_order_workgroup_memory(&mut module);
     Ok((module, info.into_owned()))
 }
 
-/// Every `subgroupBarrier()` in `block` made to order workgroup memory too. naga 30 writes it as
+/// Every `subgroupBarrier()` in `module` made to order workgroup memory too. naga 30 writes it as
 /// `OpControlBarrier(Subgroup, Subgroup, AcquireRelease | SubgroupMemory)`, which orders no
 /// workgroup-memory access under the Vulkan memory model; the cooperative kernel's subgroups
 /// use it to pass their own rows of workgroup memory (scores, probabilities) between their
@@ -135,28 +130,49 @@ fn specialise(
 /// `simdgroup_barrier(mem_flags::mem_threadgroup)`, which already does. On the H200 the barrier
 /// without the workgroup-memory bit ran the f16 d64 kernel in 1.25 ms against 1.31: not taken,
 /// as nothing would then order the lanes' accesses.)
-fn subgroup_barriers_order_workgroup_memory(block: &mut naga::Block) {
+fn subgroup_barriers_order_workgroup_memory(module: &mut naga::Module) {
     use naga::{Barrier, Statement};
-    for statement in block.iter_mut() {
-        match statement {
-            Statement::ControlBarrier(flags) if *flags == Barrier::SUB_GROUP => {
+    for_each_statement(module, &mut |statement| {
+        if let Statement::ControlBarrier(flags) = statement {
+            if *flags == Barrier::SUB_GROUP {
                 *flags = Barrier::SUB_GROUP | Barrier::WORK_GROUP;
             }
-            Statement::Block(b) => subgroup_barriers_order_workgroup_memory(b),
+        }
+    });
+}
+
+/// Calls `f` on every statement of `module`'s functions and entry points, nested ones included
+/// (functions first, each in order, a block's statements before those nested in them).
+fn for_each_statement(module: &mut naga::Module, f: &mut impl FnMut(&mut naga::Statement)) {
+    for (_, function) in module.functions.iter_mut() {
+        for_each_in_block(&mut function.body, f);
+    }
+    for entry in module.entry_points.iter_mut() {
+        for_each_in_block(&mut entry.function.body, f);
+    }
+}
+
+/// [`for_each_statement`] for one block.
+fn for_each_in_block(block: &mut naga::Block, f: &mut impl FnMut(&mut naga::Statement)) {
+    use naga::Statement;
+    for statement in block.iter_mut() {
+        f(statement);
+        match statement {
+            Statement::Block(b) => for_each_in_block(b, f),
             Statement::If { accept, reject, .. } => {
-                subgroup_barriers_order_workgroup_memory(accept);
-                subgroup_barriers_order_workgroup_memory(reject);
+                for_each_in_block(accept, f);
+                for_each_in_block(reject, f);
             }
             Statement::Switch { cases, .. } => {
                 for case in cases.iter_mut() {
-                    subgroup_barriers_order_workgroup_memory(&mut case.body);
+                    for_each_in_block(&mut case.body, f);
                 }
             }
             Statement::Loop {
                 body, continuing, ..
             } => {
-                subgroup_barriers_order_workgroup_memory(body);
-                subgroup_barriers_order_workgroup_memory(continuing);
+                for_each_in_block(body, f);
+                for_each_in_block(continuing, f);
             }
             _ => {}
         }
@@ -432,27 +448,6 @@ mod tests {
         assert!(align_coop_accesses(&words[..HEADER_WORDS + 3]).is_err());
     }
 
-    /// Every control barrier of `block`, in order, nested ones included.
-    fn barriers(block: &naga::Block, out: &mut Vec<naga::Barrier>) {
-        for statement in block.iter() {
-            match statement {
-                naga::Statement::ControlBarrier(flags) => out.push(*flags),
-                naga::Statement::Block(b) => barriers(b, out),
-                naga::Statement::If { accept, reject, .. } => {
-                    barriers(accept, out);
-                    barriers(reject, out);
-                }
-                naga::Statement::Loop {
-                    body, continuing, ..
-                } => {
-                    barriers(body, out);
-                    barriers(continuing, out);
-                }
-                _ => {}
-            }
-        }
-    }
-
     #[test]
     fn subgroup_barriers_order_workgroup_memory_and_workgroup_ones_are_unchanged() {
         let source = "
@@ -472,14 +467,13 @@ mod tests {
                 }
             }";
         let features = wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER;
-        let (module, _) = specialise(source, &[], features).unwrap();
+        let (mut module, _) = specialise(source, &[], features).unwrap();
         let mut found = Vec::new();
-        for (_, f) in module.functions.iter() {
-            barriers(&f.body, &mut found);
-        }
-        for e in &module.entry_points {
-            barriers(&e.function.body, &mut found);
-        }
+        for_each_statement(&mut module, &mut |s| {
+            if let naga::Statement::ControlBarrier(flags) = s {
+                found.push(*flags);
+            }
+        });
         use naga::Barrier;
         let both = Barrier::SUB_GROUP | Barrier::WORK_GROUP;
         assert_eq!(found, [both, both, Barrier::WORK_GROUP]);
