@@ -315,24 +315,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             scratch_bytes,
         })
     };
-    // The portable kernel's tiles, with the KV splits forced where the options force them; else
-    // where a driver bounds the loop iterations of an invocation (src/loop_budget.rs), with more
-    // KV splits until each workgroup's loop fits.
-    let portable_tiles = || -> Result<FusedTiles> {
-        let mut t = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
-        if let Some(n) = options.fused_kv_splits {
-            return fused::force_kv_splits(desc, t, n);
-        }
-        while !loop_budget::fits(caps, desc, Kernel::Fused(t)) {
-            let more = fused::force_kv_splits(desc, t, t.kv_splits * 2)?;
-            if more.kv_splits <= t.kv_splits {
-                break;
-            }
-            t = more;
-        }
-        Ok(t)
-    };
-    let fused_plan = |reason: String| -> Result<Plan> {
+    let fused_plan = |mut reason: String| -> Result<Plan> {
         if let (Some(true), Some(stage)) = (options.cooperative, options.fused_stage) {
             return Err(Error::invalid(
                 "fused_stage",
@@ -365,21 +348,14 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 Ok(t) => Some(t),
                 Err(e) if options.cooperative == Some(true) => return Err(e),
                 Err(why) => {
-                    let portable = portable_tiles()?;
-                    let (dispatches, scratch_bytes) = fused::plan(caps, desc, &portable)?;
-                    return Ok(Plan {
-                        desc: desc.clone(),
-                        kernel: Kernel::Fused(portable),
-                        reason: format!(
-                            "{reason}; portable variant: {}",
-                            match why {
-                                Error::PathUnavailable { reason, .. } => reason,
-                                other => other.to_string(),
-                            }
-                        ),
-                        dispatches,
-                        scratch_bytes,
-                    });
+                    reason = format!(
+                        "{reason}; portable variant: {}",
+                        match why {
+                            Error::PathUnavailable { reason, .. } => reason,
+                            other => other.to_string(),
+                        }
+                    );
+                    None
                 }
             }
         };
@@ -401,7 +377,21 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 scratch_bytes,
             });
         }
-        let tiles = portable_tiles()?;
+        // The portable kernel's tiles, with the KV splits forced where the options force them;
+        // else where a driver bounds the loop iterations of an invocation (src/loop_budget.rs),
+        // with more KV splits until each workgroup's loop fits.
+        let mut tiles = fused::fit_tiles(caps, desc, options.fused_blocks, options.fused_stage)?;
+        if let Some(n) = options.fused_kv_splits {
+            tiles = fused::force_kv_splits(desc, tiles, n)?;
+        } else {
+            while !loop_budget::fits(caps, desc, Kernel::Fused(tiles)) {
+                let more = fused::force_kv_splits(desc, tiles, tiles.kv_splits * 2)?;
+                if more.kv_splits <= tiles.kv_splits {
+                    break;
+                }
+                tiles = more;
+            }
+        }
         let (dispatches, scratch_bytes) = fused::plan(caps, desc, &tiles)?;
         Ok(Plan {
             desc: desc.clone(),
