@@ -60,6 +60,7 @@ override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
+override SPAD: u32 = 4u;       // f32 elements of padding per row of s_s, a multiple of 4
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 // K and V (bindings 2 and 3) and the staging of their tiles come from wgsl/coop_stage_*.wgsl.
@@ -68,8 +69,11 @@ override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes o
 // K tile [key][dim] then V tile [key][dim], padded rows; Q is staged here at the start.
 // Split: the lo parts follow at KV_LO.
 var<workgroup> kv_s: array<stage, KV_ELEMS>;
-// Scores, f32, [row][key] (each subgroup's FRAG rows also serve as its scratch for O).
-var<workgroup> s_s: array<f32, BQ * (BK + 4u)>;
+// Scores, f32, [row][key] (each subgroup's FRAG rows also serve as its scratch for O). Rows of
+// BK + SPAD floats: the host pads by 8 where that keeps a fragment store's and the softmax's
+// 16-byte reads free of bank conflicts and was measured to pay (`scores_pad` in
+// src/kernels/fused_coop.rs), else by 4.
+var<workgroup> s_s: array<f32, BQ * (BK + SPAD)>;
 // Probabilities in the fragments' input type, [row][key]; split: the lo parts follow.
 var<workgroup> p_s: array<stage, BQ * (BK + PAD) * (1u + SPLIT)>;
 // Set when some row's max rose past the threshold in this tile. Both are 16 bytes, like every
@@ -226,7 +230,7 @@ fn loop_barrier() {
 
 // An O fragment with each row multiplied by its lanes' `alpha`, through the subgroup's rows of s_s.
 fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c {
-    let ss = BK + 4u;
+    let ss = BK + SPAD;
     let at = row0 * ss;
     coopStoreT(o, &s_s[at], ss);
     workgroupBarrier();
@@ -244,7 +248,7 @@ fn rescaled(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c 
 // could take it too (it touches no other subgroup's rows either); it keeps the workgroup one,
 // with which its timings were measured.
 fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> frag_c {
-    let ss = BK + 4u;
+    let ss = BK + SPAD;
     let at = row0 * ss;
     coopStoreT(o, &s_s[at], ss);
     subgroupBarrier();
@@ -260,7 +264,7 @@ fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> fra
 // Writes O fragment `n` (value dims n*FRAG..) of the subgroup's rows, times `scale`, through s_s
 // to row `row`'s destination from `at` (`put_o` of wgsl/coop_kv_whole.wgsl or coop_kv_split.wgsl).
 fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, scale: f32, row: u32, at: u32) {
-    let ss = BK + 4u;
+    let ss = BK + SPAD;
     let sa = row0 * ss;
     workgroupBarrier(); // s_s is free
     coopStoreT(o, &s_s[sa], ss);
@@ -299,7 +303,7 @@ fn finish(o0: frag_c, o1: frag_c, o2: frag_c, o3: frag_c, o4: frag_c, o5: frag_c
 // p_s; the lane's partial sum updated. Returns the rescale factor alpha of the row's O. `fac`:
 // the split's factors (unscale: of the raw products; p: of P).
 fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: Factors, m: ptr<function, f32>, l: ptr<function, f32>) -> f32 {
-    let ss = BK + 4u;
+    let ss = BK + SPAD;
     let ps = BK + PAD;
     let lpr = SG / FRAG;
     var alpha = 1.0;
@@ -430,7 +434,7 @@ fn main(
     let v_head = row_base(p.v, b, kv_head, 0u);
     let fac = head_factors(b, h, kv_head);
     let qs = HEAD_DIM + PAD;
-    let ss = BK + 4u;
+    let ss = BK + SPAD;
     let ps = BK + PAD;
 
     if (t == 0u) {

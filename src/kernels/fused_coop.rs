@@ -73,6 +73,10 @@ pub struct CoopTiles {
     pub workgroup_size: u32,
     /// Workgroup memory, bytes.
     pub workgroup_bytes: u32,
+    /// f32 elements of padding per row of the scores in workgroup memory (`SPAD`: 8 keeps the
+    /// fragment stores and the softmax's reads of a row free of bank conflicts; see
+    /// [`scores_pad`]).
+    pub s_pad: u32,
     /// KV splits (flash-decoding for the fused kernel: each workgroup takes `split_len` keys
     /// and `wgsl/vector_reduce.wgsl` combines them), 1 for none: where the query blocks alone
     /// would leave most of the GPU idle (short queries against long caches).
@@ -184,10 +188,10 @@ pub fn fragment_for(caps: &Capabilities, dtype: DType) -> Option<(u32, bool)> {
 /// Workgroup memory of the kernel's arrays, bytes (must match `wgsl/fused_coop.wgsl`).
 fn workgroup_bytes(
     desc: &AttentionDesc,
-    block_q: u32,
-    block_k: u32,
+    (block_q, block_k): (u32, u32),
     q_parts: u32,
     split: bool,
+    s_pad: u32,
 ) -> u32 {
     let stage = if split {
         2
@@ -196,8 +200,28 @@ fn workgroup_bytes(
     };
     let p_elements = block_q * (block_k + PAD) * (1 + split as u32);
     (kv_elements(desc, block_q, block_k, q_parts, split) + p_elements) * stage
-        + block_q * (block_k + 4) * 4
+        + block_q * (block_k + s_pad) * 4
         + 32
+}
+
+/// f32 elements of padding per row of the scores array `s_s` (`SPAD`), for blocks of `warps`
+/// subgroups of `frag`-row fragments. Rows of BK + 8 floats (8 mod 32 words for BK = 16 or 32)
+/// put the 4 rows a 64-bit fragment store or a 128-bit read of 8 lanes touches in 4 different
+/// bank octets; BK + 4 (what the kernel had) overlapped neighbouring rows. Measured on the H200
+/// (BENCHMARKS.md, L = 4096): 8-subgroup f16 blocks d80 1.788 -> 1.690 ms, d128 2.063 -> 1.995,
+/// d64 in 128 x 32 blocks 1.306 -> 1.184; split f32 d64 2.856 -> 2.818, d128 5.120 -> 5.046; but
+/// f16 d64 in 64 x 32 blocks 1.227 -> 1.669 (same registers: the NVIDIA compiler's code shape),
+/// so 4-subgroup f16 blocks keep 4. Apple's 8x8 fragments keep 4 (not measured). Knob
+/// `coop_spad` (a multiple of 4) forces it.
+fn scores_pad(frag: u32, warps: u32, split: bool) -> u32 {
+    if let Some(pad) = crate::tune::knob("coop_spad").filter(|v| v.is_multiple_of(4)) {
+        return pad;
+    }
+    if frag == 16 && (split || warps >= 8) {
+        8
+    } else {
+        4
+    }
 }
 
 /// 16-byte words of a K/V tile each of `threads` invocations fetches (`NL` in the WGSL).
@@ -281,8 +305,11 @@ pub fn fit_tiles(
         }
         None if split => vec![(8, 16), (4, 16), (2, 16), (1, 16)],
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
-        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
-        // first (1.40 against 1.48 ms; causal 0.80 against 0.90).
+        // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64 with a
+        // mask (or 8x8 fragments): 4 x 32 first (1.40 against 1.48 ms; causal 0.67 against
+        // 0.77). Without a mask 16x16 blocks of 8 x 32 skip the per-key checks and, with their
+        // scores padded against bank conflicts (`scores_pad`), beat 4 x 32 at d64: 1.184
+        // against 1.227 ms (eighth session, sweep 2).
         None => {
             let mut list = vec![
                 (8, 32),
@@ -295,7 +322,8 @@ pub fn fit_tiles(
                 (1, 32),
                 (1, 16),
             ];
-            if desc.head_dim <= 64 && desc.v_head_dim <= 64 {
+            if desc.head_dim <= 64 && desc.v_head_dim <= 64 && (frag != 16 || mask_kind(desc) != 0)
+            {
                 list.swap(0, 1);
             }
             list
@@ -312,7 +340,10 @@ pub fn fit_tiles(
         .flat_map(|(warps, block_k)| {
             [1, 2, 4]
                 .into_iter()
-                .filter(move |&parts| parts <= max_q_parts.min(warps))
+                .filter(move |&parts| {
+                    parts <= max_q_parts.min(warps)
+                        && crate::tune::knob("coop_qparts").is_none_or(|q| q == parts)
+                })
                 .map(move |parts| (warps, block_k, parts))
         })
         .collect();
@@ -325,8 +356,13 @@ pub fn fit_tiles(
                 <= caps
                     .max_invocations_per_workgroup
                     .min(caps.max_workgroup_size_x)
-            && workgroup_bytes(desc, warps * frag, block_k, q_parts, split)
-                <= caps.max_workgroup_storage_bytes
+            && workgroup_bytes(
+                desc,
+                (warps * frag, block_k),
+                q_parts,
+                split,
+                scores_pad(frag, warps, split),
+            ) <= caps.max_workgroup_storage_bytes
             && (!split || words_per_thread(desc, block_k, warps * subgroup) <= 8)
     };
     // Unless tiles are forced: 8 or 4 subgroups with enough workgroups to spread over a GPU's
@@ -352,6 +388,7 @@ pub fn fit_tiles(
             .find(|c| fits(c))
         {
             let block_q = warps * frag;
+            let s_pad = scores_pad(frag, warps, split);
             let word_staging = words && words_per_thread(desc, block_k, warps * subgroup) <= 8;
             let (kv_splits, split_len) =
                 kv_splits(caps, desc, (block_q, block_k), warps * subgroup);
@@ -364,7 +401,8 @@ pub fn fit_tiles(
                 subgroup_size: subgroup,
                 q_parts,
                 workgroup_size: warps * subgroup,
-                workgroup_bytes: workgroup_bytes(desc, block_q, block_k, q_parts, split),
+                workgroup_bytes: workgroup_bytes(desc, (block_q, block_k), q_parts, split, s_pad),
+                s_pad,
                 kv_splits,
                 split_len,
             });
@@ -413,6 +451,7 @@ pub fn plan(
             ("WG", t.workgroup_size),
             ("MASK_KIND", mask_kind(desc)),
             ("PAD", PAD),
+            ("SPAD", t.s_pad),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
             // Pipelined tiles for the split f32 variant (H200, L = 4096: d64 2.85 against 3.21
             // ms one tile at a time, d80 3.97 against 4.02, d128 4.60 against 5.42). f16: one
@@ -758,6 +797,49 @@ mod tests {
         }
         println!("worst relative error: split {worst_split:e}, hi parts only {worst_hi:e}");
         assert!(worst_hi > 2f64.powi(-14), "hi parts alone: {worst_hi:e}");
+    }
+
+    #[test]
+    fn score_rows_are_padded_where_it_was_measured_to_pay() {
+        use crate::desc::{CausalAlignment, Mask};
+        let nvidia = Capabilities::nvidia_vulkan();
+        let tiles = |d: u32, dtype: DType, mask: Mask| {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d)
+                .with_dtype(dtype)
+                .with_mask(mask);
+            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            // The bytes the planner counts are the WGSL arrays' (wgsl/fused_coop.wgsl).
+            let stage = if t.split {
+                2
+            } else {
+                dtype.size_bytes() as u32
+            };
+            let kv = (t.block_k * (2 * d + 2 * PAD) * (1 + t.split as u32))
+                .max(t.block_q / t.q_parts * (d + PAD));
+            let p = t.block_q * (t.block_k + PAD) * (1 + t.split as u32);
+            let s = t.block_q * (t.block_k + t.s_pad) * 4;
+            assert_eq!(t.workgroup_bytes, (kv + p) * stage + s + 32, "{t:?}");
+            assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
+            (t.block_q, t.s_pad)
+        };
+        let causal = Mask::Causal(CausalAlignment::BottomRight);
+        // 16x16 f16 blocks of 8 subgroups: rows of BK + 8 floats (d128 then needs 48160 of the
+        // 49152 bytes); d64 takes them without a mask, and 64-row blocks of BK + 4 with one.
+        assert_eq!(tiles(128, DType::F16, Mask::None), (128, 8));
+        assert_eq!(tiles(80, DType::F16, Mask::None), (128, 8));
+        assert_eq!(tiles(64, DType::F16, Mask::None), (128, 8));
+        assert_eq!(tiles(32, DType::F16, Mask::None), (128, 8));
+        assert_eq!(tiles(64, DType::F16, causal), (64, 4));
+        assert_eq!(tiles(128, DType::F16, causal), (128, 8));
+        // f32 split onto f16 fragments: padded at every block.
+        assert_eq!(tiles(64, DType::F32, Mask::None), (64, 8));
+        assert_eq!(tiles(128, DType::F32, Mask::None), (128, 8));
+        // 8x8 fragments (Apple) keep BK + 4, and d64 its 4-subgroup blocks.
+        let apple = Capabilities::apple_m_series();
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F16);
+        let t = fit_tiles(&apple, &desc, None).unwrap();
+        assert_eq!((t.frag, t.s_pad), (8, 4), "{t:?}");
+        assert_eq!(t.block_q, 4 * 8, "{t:?}");
     }
 
     #[test]
