@@ -57,6 +57,7 @@ override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 
                                // 4 no Q K^T, 8 no P V, 16 no barriers in the KV loop,
                                // 32 no K/V loads (word staging: zeros written instead)
 
+override RFLAG: u32 = 1u;      // 1: softmax_tile flags a rescale in rescale_any (read by the pipelined loop)
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
@@ -323,8 +324,9 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
     let step = lpr * 4u;
     // Pipelined kernel, and the other with PLAIN: a tile wholly inside q_len and kv_len that no
     // mask touches (none, or causal with every key at or below the block's first row) skips the
-    // per-key checks. (The one-tile-at-a-time kernel takes it without a mask only: H200, f16,
-    // L = 4096, d64 1.33 -> 1.22 ms, but causal d64 0.67 -> 0.72; seventh session, sweep 10.)
+    // per-key checks. (The one-tile-at-a-time kernel takes it where the host measured it to pay,
+    // src/kernels/fused_coop.rs: without a mask, d64 1.33 -> 1.22 ms; causal in 128-row blocks,
+    // d128 1.13 -> 1.09; but not causal d64, 0.67 -> 0.72.)
     let plain = (PIPE == 1u || PLAIN == 1u) && kb + BK <= p.kv_len && q0 + BQ <= p.q_len
         && (MASK_KIND == 0u
             || (MASK_KIND == 1u && i32(kb + BK - 1u) <= i32(q0) + p.causal_shift));
@@ -356,8 +358,10 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
         *m = m_tile;
         // (Read by the pipelined loop only. The one-tile-at-a-time loop rescales per subgroup,
         // but without this rare atomic NVIDIA's compiler made its d64 kernel 7% slower: H200,
-        // f16, L = 4096, 1.43 against 1.33 ms, seventh session's sweep 9.)
-        if (kb > 0u) {
+        // f16, L = 4096, 1.43 against 1.33 ms, seventh session's sweep 9; 1.41 against 1.18
+        // in 128-row blocks, eighth session's sweep 10. The host drops it (RFLAG = 0) at d128,
+        // where that ran 1.5% faster.)
+        if (kb > 0u && RFLAG == 1u) {
             atomicOr(&rescale_any[0], 1u);
         }
     }

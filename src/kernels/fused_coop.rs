@@ -421,6 +421,16 @@ pub fn plan(
     desc: &AttentionDesc,
     t: &CoopTiles,
 ) -> Result<(Vec<Dispatch>, u64)> {
+    // Pipelined tiles for the split f32 variant (H200, L = 4096: d64 2.85 against 3.21
+    // ms one tile at a time, d80 3.97 against 4.02, d128 4.60 against 5.42). f16: one
+    // tile at a time, whose subgroups sync the softmax among themselves only (d64 1.31
+    // ms, d128 2.07 against 2.16 pipelined; before that change the pipelined loop won
+    // from d80 on: d128 2.36 against 2.41).
+    let pipe = t.block_k / t.frag <= 4
+        && crate::tune::knob("coop_pipe").map_or(
+            t.split || crate::tune::knob("coop_aligned") == Some(0),
+            |v| v == 1,
+        );
     let variant = ShaderVariant {
         entry: if t.split {
             KernelEntry::FusedCoopSplit
@@ -453,31 +463,33 @@ pub fn plan(
             ("PAD", PAD),
             ("SPAD", t.s_pad),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
-            // Pipelined tiles for the split f32 variant (H200, L = 4096: d64 2.85 against 3.21
-            // ms one tile at a time, d80 3.97 against 4.02, d128 4.60 against 5.42). f16: one
-            // tile at a time, whose subgroups sync the softmax among themselves only (d64 1.31
-            // ms, d128 2.07 against 2.16 pipelined; before that change the pipelined loop won
-            // from d80 on: d128 2.36 against 2.41).
-            (
-                "PIPE",
-                (t.block_k / t.frag <= 4
-                    && crate::tune::knob("coop_pipe").map_or(
-                        t.split || crate::tune::knob("coop_aligned") == Some(0),
-                        |v| v == 1,
-                    )) as u32,
-            ),
+            ("PIPE", pipe as u32),
             (
                 "REVERSE",
                 (crate::tune::knob("coop_reverse") != Some(0)) as u32,
             ),
             ("ABLATE", crate::tune::knob("coop_ablate").unwrap_or(0)),
+            // The rescale flag's atomic is read by the pipelined loop only, but at head dims up
+            // to 80 the other loop ran faster with it (H200, f16, L = 4096: d64 1.41 ms without
+            // against 1.18, d80 1.71 against 1.68; d128 1.97 against 2.00: eighth session,
+            // sweep 10). Knob `coop_rflag=0|1`.
+            (
+                "RFLAG",
+                crate::tune::knob("coop_rflag")
+                    .unwrap_or((pipe || desc.v_head_dim < 8 * t.frag) as u32),
+            ),
             // The one-tile-at-a-time loop skips the per-key checks of tiles no mask touches
             // where there is no mask (H200, f16, L = 4096: d64 1.33 -> 1.22 ms, d80 1.81 ->
-            // 1.78, d128 2.08 -> 2.05; causal d64 0.67 -> 0.72, so not there). Knob
-            // `coop_plain=0|1` forces it off or on.
+            // 1.78, d128 2.08 -> 2.05), and with a causal mask in blocks of 8 subgroups (d128
+            // 1.127 -> 1.094 ms; in d64's blocks of 4, 0.667 -> 0.717: not there; eighth session,
+            // sweep 10). Knob `coop_plain=0|1` forces it off or on.
             (
                 "PLAIN",
-                crate::tune::knob("coop_plain").unwrap_or((mask_kind(desc) == 0) as u32),
+                crate::tune::knob("coop_plain").unwrap_or(
+                    (mask_kind(desc) == 0
+                        || (mask_kind(desc) == 1 && t.workgroup_size / t.subgroup_size >= 8))
+                        as u32,
+                ),
             ),
         ],
     };
@@ -840,6 +852,39 @@ mod tests {
         let t = fit_tiles(&apple, &desc, None).unwrap();
         assert_eq!((t.frag, t.s_pad), (8, 4), "{t:?}");
         assert_eq!(t.block_q, 4 * 8, "{t:?}");
+    }
+
+    #[test]
+    fn loop_options_follow_the_measurements() {
+        use crate::desc::{CausalAlignment, Mask};
+        let nvidia = Capabilities::nvidia_vulkan();
+        let constants = |d: u32, dtype: DType, mask: Mask| {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d)
+                .with_dtype(dtype)
+                .with_mask(mask);
+            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
+            let kernel = &dispatches.last().unwrap().variant;
+            let get = |name: &str| {
+                kernel
+                    .constants
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|&(_, v)| v)
+                    .unwrap()
+            };
+            (get("PIPE"), get("RFLAG"), get("PLAIN"))
+        };
+        let causal = Mask::Causal(CausalAlignment::BottomRight);
+        // (PIPE, RFLAG, PLAIN): the rescale atomic stays up to d80 and wherever the pipelined
+        // loop reads it; plain tiles skip their checks without a mask, and causal in 128-row
+        // blocks (d128) but not in d64's 64-row ones.
+        assert_eq!(constants(64, DType::F16, Mask::None), (0, 1, 1));
+        assert_eq!(constants(80, DType::F16, Mask::None), (0, 1, 1));
+        assert_eq!(constants(128, DType::F16, Mask::None), (0, 0, 1));
+        assert_eq!(constants(64, DType::F16, causal), (0, 1, 0));
+        assert_eq!(constants(128, DType::F16, causal), (0, 0, 1));
+        assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1));
     }
 
     #[test]
