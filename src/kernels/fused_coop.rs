@@ -322,7 +322,17 @@ pub fn fit_tiles(
                 (1, 32),
                 (1, 16),
             ];
-            if desc.head_dim <= 64 && desc.v_head_dim <= 64 && (frag != 16 || mask_kind(desc) != 0)
+            // ... and where 128-row blocks (with their KV splits) make fewer than twice
+            // MIN_WORKGROUPS workgroups: L = 256 0.020 ms in 64-row blocks against 0.023, L =
+            // 128 0.014 against 0.015, 256 rows x 512 keys 0.026 against 0.031 (L = 512, 128
+            // workgroups: 0.037 against 0.034; final runs of the seventh and eighth sessions).
+            let tall_grid = desc.batch as u64
+                * desc.q_heads as u64
+                * desc.q_len.div_ceil(8 * frag) as u64
+                * kv_splits(caps, desc, (8 * frag, 32), 8 * subgroup).0 as u64;
+            if desc.head_dim <= 64
+                && desc.v_head_dim <= 64
+                && (frag != 16 || mask_kind(desc) != 0 || tall_grid < 2 * MIN_WORKGROUPS)
             {
                 list.swap(0, 1);
             }
@@ -842,6 +852,16 @@ mod tests {
         assert_eq!(tiles(64, DType::F16, Mask::None), (128, 8));
         assert_eq!(tiles(32, DType::F16, Mask::None), (128, 8));
         assert_eq!(tiles(64, DType::F16, causal), (64, 4));
+        // ... but short problems whose 128-row blocks would make too few workgroups keep 64.
+        let d64 = |heads: (u32, u32), q: u32, k: u32| {
+            let desc = AttentionDesc::new(1, heads.0, heads.1, q, k, 64).with_dtype(DType::F16);
+            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            (t.block_q, t.kv_splits)
+        };
+        assert_eq!(d64((32, 32), 256, 256), (64, 1));
+        assert_eq!(d64((32, 8), 256, 512), (64, 1));
+        assert_eq!(d64((32, 32), 512, 512), (128, 1));
+        assert_eq!(d64((32, 8), 256, 4096), (128, 2));
         assert_eq!(tiles(128, DType::F16, causal), (128, 8));
         // f32 split onto f16 fragments: padded at every block.
         assert_eq!(tiles(64, DType::F32, Mask::None), (64, 8));
