@@ -74,8 +74,9 @@ pub struct CoopTiles {
     /// Workgroup memory, bytes.
     pub workgroup_bytes: u32,
     /// f32 elements of padding per row of the scores in workgroup memory (`SPAD`: 8 keeps the
-    /// fragment stores and the softmax's reads of a row free of bank conflicts; see
-    /// [`scores_pad`]).
+    /// fragment stores and the softmax's reads of a row free of bank conflicts, and is taken
+    /// where that was measured to pay: blocks of 8 subgroups of 16x16 fragments and the split
+    /// f32 variant; else 4).
     pub s_pad: u32,
     /// KV splits (flash-decoding for the fused kernel: each workgroup takes `split_len` keys
     /// and `wgsl/vector_reduce.wgsl` combines them), 1 for none: where the query blocks alone

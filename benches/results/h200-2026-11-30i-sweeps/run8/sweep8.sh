@@ -1,0 +1,9 @@
+set -uo pipefail
+o=/tmp/s8; mkdir -p $o
+r="bash .device/on-device.sh"
+new="$r .device/sdpa"
+sh="--fused-only --dtype f16 --len 4096 --hdim 64,128"
+for a in 0 64 128 192 0; do WGPU_SDPA_TUNE=coop_ablate=$a $new bench $sh > $o/ablate$a.txt 2>&1; done
+tar -C /tmp -czf $OUT/s8.tgz s8
+cd $o
+for f in ablate*.txt; do echo "$f: $(grep -E '^ *1, ' $f | awk -F, '{printf "%s/%s:%s ", $4,$9,$11}')"; done
