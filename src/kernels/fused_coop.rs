@@ -285,6 +285,9 @@ pub fn fit_tiles(
         }
     }
     let lanes_per_row = subgroup / frag;
+    // Tuning: knobs `coop_bq` and `coop_bk` force the blocks as `forced` does (`sdpa check`).
+    let forced =
+        forced.or_else(|| Some((crate::tune::knob("coop_bq")?, crate::tune::knob("coop_bk")?)));
     let candidates = match forced {
         Some((block_q, block_k)) if block_q.is_multiple_of(frag) && block_q > 0 => {
             vec![(block_q / frag, block_k)]
@@ -341,18 +344,20 @@ pub fn fit_tiles(
         }
     };
     // Staging Q in parts needs fragment arithmetic, which Metal's simdgroup matrices lack.
+    // Each part holds whole subgroups' rows: the parts divide the subgroups (blocks forced to
+    // 3, 5, 6 or 7 subgroups included: a part boundary inside a subgroup's rows would hand it
+    // rows of another part).
     let max_q_parts = if caps.backend == wgpu::Backend::Metal {
         1
     } else {
-        4
+        8
     };
     let configurations: Vec<(u32, u32, u32)> = candidates
         .into_iter()
         .flat_map(|(warps, block_k)| {
-            [1, 2, 4]
-                .into_iter()
+            (1..=max_q_parts.min(warps))
                 .filter(move |&parts| {
-                    parts <= max_q_parts.min(warps)
+                    warps.is_multiple_of(parts)
                         && crate::tune::knob("coop_qparts").is_none_or(|q| q == parts)
                 })
                 .map(move |parts| (warps, block_k, parts))
@@ -906,6 +911,26 @@ mod tests {
         assert_eq!(constants(64, DType::F16, causal), (0, 1, 0));
         assert_eq!(constants(128, DType::F16, causal), (0, 0, 1));
         assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1));
+    }
+
+    #[test]
+    fn q_parts_hold_whole_subgroups() {
+        let nvidia = Capabilities::nvidia_vulkan();
+        for d in [64, 128] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F16);
+            for warps in 1..=8 {
+                let Ok(t) = fit_tiles(&nvidia, &desc, Some((warps * 16, 32))) else {
+                    continue;
+                };
+                let part_rows = t.block_q / t.q_parts;
+                assert!(part_rows.is_multiple_of(t.frag), "d{d}: {t:?}");
+                assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
+            }
+        }
+        // 7 subgroups at d128 fit only with Q staged a subgroup's rows at a time.
+        let d128 = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
+        let t = fit_tiles(&nvidia, &d128, Some((112, 32))).unwrap();
+        assert_eq!((t.block_q, t.q_parts), (112, 7), "{t:?}");
     }
 
     #[test]
