@@ -58,6 +58,8 @@ override ABLATE: u32 = 0u;     // profiling only (wrong results): 1 no staging, 
                                // 32 no K/V loads (word staging: zeros written instead)
 
 override RFLAG: u32 = 1u;      // 1: softmax_tile flags a rescale in rescale_any (read by the pipelined loop)
+override FIRST: u32 = 0u;      // 1: the first K/V tile's loads issued before Q is staged
+override ENDSG: u32 = 0u;      // 1: the output's pass through s_s (the subgroup's own rows) synchronised per subgroup
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
@@ -267,9 +269,17 @@ fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> fra
 fn store_o(o: frag_c, n: u32, row0: u32, my_row: u32, lane: u32, scale: f32, row: u32, at: u32) {
     let ss = BK + SPAD;
     let sa = row0 * ss;
-    workgroupBarrier(); // s_s is free
+    if (ENDSG == 1u) {
+        subgroupBarrier(); // its rows of s_s are free
+    } else {
+        workgroupBarrier(); // s_s is free
+    }
     coopStoreT(o, &s_s[sa], ss);
-    workgroupBarrier();
+    if (ENDSG == 1u) {
+        subgroupBarrier();
+    } else {
+        workgroupBarrier();
+    }
     if (row < p.q_len) {
         for (var c = lane % (SG / FRAG); c < FRAG; c += SG / FRAG) {
             put_o(at + n * FRAG + c, s_s[my_row * ss + c] * scale);
@@ -444,6 +454,23 @@ fn main(
     if (t == 0u) {
         atomicStore(&rescale_any[0], 0u); // workgroup memory starts undefined (not zeroed)
     }
+    var kv_end = p.kv_len;
+    if (MASK_KIND == 1u) {
+        let last_row = min(q0 + BQ, p.q_len) - 1u;
+        kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
+    }
+    // This workgroup's keys: [kb0, kv_end) (split_len = kv_len without splits; a split's length
+    // is a multiple of BK, so its tiles end at the next split's start).
+    var kb0 = 0u;
+    if (KVS == 1u) {
+        kb0 = split * p.split_len;
+        kv_end = min(kv_end, kb0 + p.split_len);
+    }
+
+    var regs: Regs;
+    if (FIRST == 1u && PIPE == 0u && kv_end > kb0) {
+        fetch_tile(&regs, kb0, k_head, v_head, t);
+    }
     // A zero accumulator, loaded from zeroed workgroup memory rather than constructed (`frag_c()`
     // becomes OpConstantNull in SPIR-V, which a driver need not support for these types).
     for (var c = lane; c < FRAG * FRAG; c += SG) {
@@ -530,21 +557,7 @@ fn main(
     var o6 = zero;
     var o7 = zero;
 
-    var kv_end = p.kv_len;
-    if (MASK_KIND == 1u) {
-        let last_row = min(q0 + BQ, p.q_len) - 1u;
-        kv_end = u32(clamp(i32(last_row) + p.causal_shift + 1, 0, i32(p.kv_len)));
-    }
-    // This workgroup's keys: [kb0, kv_end) (split_len = kv_len without splits; a split's length
-    // is a multiple of BK, so its tiles end at the next split's start).
-    var kb0 = 0u;
-    if (KVS == 1u) {
-        kb0 = split * p.split_len;
-        kv_end = min(kv_end, kb0 + p.split_len);
-    }
-
     // Line 6: stream the KV tiles.
-    var regs: Regs;
     if (PIPE == 1u) {
         // Software-pipelined across tiles: while tile i's softmax runs, K of tile i + 1 is put
         // into kv_s (its buffer is free once S_i is done) and K of tile i + 2 is in flight; then
@@ -631,7 +644,7 @@ fn main(
     } else {
         // One tile at a time: the fetched tile is put into kv_s and the next tile's loads issued
         // before computing.
-        if (kv_end > kb0) {
+        if (FIRST == 0u && kv_end > kb0) {
             fetch_tile(&regs, kb0, k_head, v_head, t);
         }
         for (var kb = kb0; kb < kv_end; kb += BK) {

@@ -485,6 +485,17 @@ pub fn plan(
                 (crate::tune::knob("coop_reverse") != Some(0)) as u32,
             ),
             ("ABLATE", crate::tune::knob("coop_ablate").unwrap_or(0)),
+            // Tuning: the first K/V tile's loads issued before Q is staged (`coop_first=1`: d64
+            // 1.5% slower, d128 0.5% faster, eighth session's sweep 14).
+            ("FIRST", crate::tune::knob("coop_first").unwrap_or(0)),
+            // The output leaves through each subgroup's own rows of s_s, so the one-tile loop
+            // synchronises that per subgroup (sweep 14: d64 1.174 / 1.164 -> 1.171 / 1.161 ms,
+            // d128 1.989 / 1.975 -> 1.986 / 1.973, two passes; the pipelined loop keeps the
+            // workgroup barriers it was measured with). Knob `coop_endsg=0|1`.
+            (
+                "ENDSG",
+                crate::tune::knob("coop_endsg").unwrap_or(!pipe as u32),
+            ),
             // The rescale flag's atomic is read by the pipelined loop only, but at head dims up
             // to 80 the other loop ran faster with it (H200, f16, L = 4096: d64 1.41 ms without
             // against 1.18, d80 1.71 against 1.68; d128 1.97 against 2.00: eighth session,
@@ -899,6 +910,7 @@ mod tests {
                     .map(|&(_, v)| v)
                     .unwrap()
             };
+            assert_eq!(get("ENDSG"), 1 - get("PIPE"), "ENDSG");
             (get("PIPE"), get("RFLAG"), get("PLAIN"))
         };
         let causal = Mask::Causal(CausalAlignment::BottomRight);
