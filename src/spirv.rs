@@ -356,6 +356,18 @@ pub fn variant_spirv(
     })
 }
 
+/// Bytes of the `var<workgroup>`s `variant`'s entry point uses, as naga lays them out (for tests
+/// of the planners' own counts).
+#[cfg(test)]
+pub(crate) fn variant_workgroup_bytes(variant: &crate::ShaderVariant) -> Result<u32, String> {
+    let (module, info) = specialise(
+        &variant.source(),
+        &variant.pipeline_constants(),
+        wgpu::Features::all(),
+    )?;
+    Ok(workgroup_use(&module, &info)?.1)
+}
+
 /// The workgroup size of the entry point `main` and the bytes of the `var<workgroup>`s it uses.
 fn workgroup_use(
     module: &naga::Module,
