@@ -848,24 +848,39 @@ mod tests {
         assert!(worst_hi > 2f64.powi(-14), "hi parts alone: {worst_hi:e}");
     }
 
+    /// Whether tuning knobs are set, which change the plans the tests below check (it says so).
+    fn tuned() -> bool {
+        let tuned = std::env::var_os("WGPU_SDPA_TUNE").is_some();
+        if tuned {
+            eprintln!("skipped: WGPU_SDPA_TUNE changes the plans this test checks");
+        }
+        tuned
+    }
+
+    /// The NVIDIA profile's tiles for B = 1, 32 heads, L = 4096, head dim `d`, and the variant of
+    /// the kernel's dispatch (the last: these plans split no keys).
+    fn nvidia_4096(d: u32, dtype: DType, mask: crate::desc::Mask) -> (CoopTiles, ShaderVariant) {
+        let nvidia = Capabilities::nvidia_vulkan();
+        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d)
+            .with_dtype(dtype)
+            .with_mask(mask);
+        let t = fit_tiles(&nvidia, &desc, None).unwrap();
+        let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
+        (t, dispatches.last().unwrap().variant.clone())
+    }
+
     #[test]
     fn score_rows_are_padded_where_it_was_measured_to_pay() {
-        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
-            eprintln!("skipped: WGPU_SDPA_TUNE changes the plans this test checks");
+        if tuned() {
             return;
         }
         use crate::desc::{CausalAlignment, Mask};
         let nvidia = Capabilities::nvidia_vulkan();
         let tiles = |d: u32, dtype: DType, mask: Mask| {
-            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d)
-                .with_dtype(dtype)
-                .with_mask(mask);
-            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            let (t, kernel) = nvidia_4096(d, dtype, mask);
             // The bytes the planner counts are those of the WGSL arrays, as naga lays them out
-            // for the planned kernel (its last dispatch here: no KV splits).
-            let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
-            let kernel = &dispatches.last().unwrap().variant;
-            let naga_bytes = crate::spirv::variant_workgroup_bytes(kernel).unwrap();
+            // for the planned kernel.
+            let naga_bytes = crate::spirv::variant_workgroup_bytes(&kernel).unwrap();
             assert_eq!(t.workgroup_bytes, naga_bytes, "{t:?}");
             assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
             (t.block_q, t.s_pad)
@@ -902,19 +917,12 @@ mod tests {
 
     #[test]
     fn loop_options_follow_the_measurements() {
-        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
-            eprintln!("skipped: WGPU_SDPA_TUNE changes the plans this test checks");
+        if tuned() {
             return;
         }
         use crate::desc::{CausalAlignment, Mask};
-        let nvidia = Capabilities::nvidia_vulkan();
         let constants = |d: u32, dtype: DType, mask: Mask| {
-            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d)
-                .with_dtype(dtype)
-                .with_mask(mask);
-            let t = fit_tiles(&nvidia, &desc, None).unwrap();
-            let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
-            let kernel = &dispatches.last().unwrap().variant;
+            let (_, kernel) = nvidia_4096(d, dtype, mask);
             let get = |name: &str| {
                 kernel
                     .constants
@@ -940,8 +948,7 @@ mod tests {
 
     #[test]
     fn q_parts_hold_whole_subgroups() {
-        if std::env::var_os("WGPU_SDPA_TUNE").is_some() {
-            eprintln!("skipped: WGPU_SDPA_TUNE changes the plans this test checks");
+        if tuned() {
             return;
         }
         let nvidia = Capabilities::nvidia_vulkan();
