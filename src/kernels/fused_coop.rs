@@ -291,6 +291,10 @@ pub fn fit_tiles(
         }
     }
     let lanes_per_row = subgroup / frag;
+    // Workgroups of the query blocks of `warps` subgroups (KV splits aside).
+    let grid = |warps: u32| {
+        desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(warps * frag) as u64
+    };
     // Tuning: knobs `coop_bq` and `coop_bk` force the blocks as `forced` does (`sdpa check`).
     let forced =
         forced.or_else(|| Some((crate::tune::knob("coop_bq")?, crate::tune::knob("coop_bk")?)));
@@ -337,10 +341,7 @@ pub fn fit_tiles(
             // MIN_WORKGROUPS workgroups: L = 256 0.020 ms in 64-row blocks against 0.023, L =
             // 128 0.014 against 0.015, 256 rows x 512 keys 0.026 against 0.031 (L = 512, 128
             // workgroups: 0.037 against 0.034; final runs of the seventh and eighth sessions).
-            let tall_grid = desc.batch as u64
-                * desc.q_heads as u64
-                * desc.q_len.div_ceil(8 * frag) as u64
-                * kv_splits(caps, desc, (8 * frag, 32), 8 * subgroup).0 as u64;
+            let tall_grid = grid(8) * kv_splits(caps, desc, (8 * frag, 32), 8 * subgroup).0 as u64;
             if desc.head_dim <= 64
                 && desc.v_head_dim <= 64
                 && (frag != 16 || mask_kind(desc) != 0 || tall_grid < 2 * MIN_WORKGROUPS)
@@ -391,9 +392,6 @@ pub fn fit_tiles(
     // Unless tiles are forced: 8 or 4 subgroups with enough workgroups to spread over a GPU's
     // compute units when the query is long enough for that, else the first that fits (both
     // measured: BENCHMARKS.md).
-    let grid = |warps: u32| {
-        desc.batch as u64 * desc.q_heads as u64 * desc.q_len.div_ceil(warps * frag) as u64
-    };
     // Blocks no taller than the query needs (64 rows at least): a 128-row block for a query of
     // up to 64 rows computes twice the products it keeps (H200, f16 d128, 9-64 rows against
     // 4096-16384 keys, keys split: 64-row blocks 20-25% faster, sweep 7 of the sixth session).
@@ -449,6 +447,7 @@ pub fn plan(
     // tile at a time, whose subgroups sync the softmax among themselves only (d64 1.31
     // ms, d128 2.07 against 2.16 pipelined; before that change the pipelined loop won
     // from d80 on: d128 2.36 against 2.41).
+    let mask = mask_kind(desc);
     let pipe = t.block_k / t.frag <= 4
         && crate::tune::knob("coop_pipe").map_or(
             t.split || crate::tune::knob("coop_aligned") == Some(0),
@@ -482,7 +481,7 @@ pub fn plan(
             ("Q_PARTS", t.q_parts),
             ("SG", t.subgroup_size),
             ("WG", t.workgroup_size),
-            ("MASK_KIND", mask_kind(desc)),
+            ("MASK_KIND", mask),
             ("PAD", PAD),
             ("SPAD", t.s_pad),
             ("NCH", t.block_k / (t.subgroup_size / t.frag) / 4),
@@ -523,9 +522,7 @@ pub fn plan(
             (
                 "PLAIN",
                 crate::tune::knob("coop_plain").unwrap_or(
-                    (mask_kind(desc) == 0
-                        || (mask_kind(desc) == 1 && t.workgroup_size / t.subgroup_size >= 8))
-                        as u32,
+                    (mask == 0 || (mask == 1 && t.workgroup_size / t.subgroup_size >= 8)) as u32,
                 ),
             ),
         ],
