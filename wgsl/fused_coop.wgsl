@@ -61,6 +61,7 @@ override RFLAG: u32 = 1u;      // 1: softmax_tile flags a rescale in rescale_any
 override FIRST: u32 = 0u;      // 1: the first K/V tile's loads issued before Q is staged
 override ENDSG: u32 = 0u;      // 1: the output's pass through s_s (the subgroup's own rows) synchronised per subgroup
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
+override NOPF: u32 = 0u;       // one-tile loop: 1 fetches each tile when it stages it (no tile ahead); 2 fetches the next at the end of the current
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
 override SPAD: u32 = 4u;       // f32 elements of padding per row of s_s, a multiple of 4
@@ -204,10 +205,10 @@ fn max4(x: vec4<f32>) -> f32 {
     return max(max(x.x, x.y), max(x.z, x.w));
 }
 
-// P = exp2(x - m) for four keys from `at` in p_s (split: times `pmul`, hi and lo parts); returns
-// their sum (without `pmul`).
-fn store_p4(x: vec4<f32>, m: f32, at: u32, pmul: f32) -> f32 {
-    let e = exp2(x - vec4<f32>(m));
+// P = exp2(x * mul - m) for four keys from `at` in p_s (split: times `pmul`, hi and lo parts);
+// returns their sum (without `pmul`).
+fn store_p4(x: vec4<f32>, mul: f32, m: f32, at: u32, pmul: f32) -> f32 {
+    let e = exp2(fma(x, vec4<f32>(mul), vec4<f32>(-m)));
     let hi = split_part(e * pmul, 0u);
     p_s[at] = hi.x;
     p_s[at + 1u] = hi.y;
@@ -337,20 +338,26 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
     // per-key checks. (The one-tile-at-a-time kernel takes it where the host measured it to pay,
     // src/kernels/fused_coop.rs: without a mask, d64 1.33 -> 1.22 ms; causal in 128-row blocks,
     // d128 1.13 -> 1.09; but not causal d64, 0.67 -> 0.72.)
+    // On such a tile the raw products stay unscaled: the row max is taken on them and scaled
+    // once, and P = exp2(x * sc - m) is one fused multiply-add a score (a positive scale keeps
+    // the max where it was). A finite product needs no clamp to FLOOR there: the max is clamped,
+    // and a product of -inf gives P = 0.
+    let sc = p.scale_log2 * fac.unscale;
     let plain = (PIPE == 1u || PLAIN == 1u) && kb + BK <= p.kv_len && q0 + BQ <= p.q_len
+        && sc > 0.0
         && (MASK_KIND == 0u
             || (MASK_KIND == 1u && i32(kb + BK - 1u) <= i32(q0) + p.causal_shift));
+    var mul = 1.0;
     if (plain) {
-        let sc = vec4<f32>(p.scale_log2 * fac.unscale);
-        let fl = vec4<f32>(FLOOR);
-        x0 = max(load4(srow + c0) * sc, fl);
-        if (NCH > 1u) { x1 = max(load4(srow + c0 + step) * sc, fl); }
-        if (NCH > 2u) { x2 = max(load4(srow + c0 + 2u * step) * sc, fl); }
-        if (NCH > 3u) { x3 = max(load4(srow + c0 + 3u * step) * sc, fl); }
-        if (NCH > 4u) { x4 = max(load4(srow + c0 + 4u * step) * sc, fl); }
-        if (NCH > 5u) { x5 = max(load4(srow + c0 + 5u * step) * sc, fl); }
-        if (NCH > 6u) { x6 = max(load4(srow + c0 + 6u * step) * sc, fl); }
-        if (NCH > 7u) { x7 = max(load4(srow + c0 + 7u * step) * sc, fl); }
+        mul = sc;
+        x0 = load4(srow + c0);
+        if (NCH > 1u) { x1 = load4(srow + c0 + step); }
+        if (NCH > 2u) { x2 = load4(srow + c0 + 2u * step); }
+        if (NCH > 3u) { x3 = load4(srow + c0 + 3u * step); }
+        if (NCH > 4u) { x4 = load4(srow + c0 + 4u * step); }
+        if (NCH > 5u) { x5 = load4(srow + c0 + 5u * step); }
+        if (NCH > 6u) { x6 = load4(srow + c0 + 6u * step); }
+        if (NCH > 7u) { x7 = load4(srow + c0 + 7u * step); }
     } else {
         x0 = score4(load4(srow + c0) * fac.unscale, b, h, qi, kb + c0);
         if (NCH > 1u) { x1 = score4(load4(srow + c0 + step) * fac.unscale, b, h, qi, kb + c0 + step); }
@@ -362,7 +369,7 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
         if (NCH > 7u) { x7 = score4(load4(srow + c0 + 7u * step) * fac.unscale, b, h, qi, kb + c0 + 7u * step); }
     }
     let mx = max(max(max(x0, x1), max(x2, x3)), max(max(x4, x5), max(x6, x7)));
-    let m_tile = row_lanes_max(max(FLOOR, max4(mx)));
+    let m_tile = row_lanes_max(max(FLOOR, max4(mx) * mul));
     if (m_tile > *m + RESCALE_LOG2) {
         alpha = exp2(*m - m_tile);
         *m = m_tile;
@@ -376,14 +383,14 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
         }
     }
     *l *= alpha;
-    *l += store_p4(x0, *m, prow + c0, fac.p);
-    if (NCH > 1u) { *l += store_p4(x1, *m, prow + c0 + step, fac.p); }
-    if (NCH > 2u) { *l += store_p4(x2, *m, prow + c0 + 2u * step, fac.p); }
-    if (NCH > 3u) { *l += store_p4(x3, *m, prow + c0 + 3u * step, fac.p); }
-    if (NCH > 4u) { *l += store_p4(x4, *m, prow + c0 + 4u * step, fac.p); }
-    if (NCH > 5u) { *l += store_p4(x5, *m, prow + c0 + 5u * step, fac.p); }
-    if (NCH > 6u) { *l += store_p4(x6, *m, prow + c0 + 6u * step, fac.p); }
-    if (NCH > 7u) { *l += store_p4(x7, *m, prow + c0 + 7u * step, fac.p); }
+    *l += store_p4(x0, mul, *m, prow + c0, fac.p);
+    if (NCH > 1u) { *l += store_p4(x1, mul, *m, prow + c0 + step, fac.p); }
+    if (NCH > 2u) { *l += store_p4(x2, mul, *m, prow + c0 + 2u * step, fac.p); }
+    if (NCH > 3u) { *l += store_p4(x3, mul, *m, prow + c0 + 3u * step, fac.p); }
+    if (NCH > 4u) { *l += store_p4(x4, mul, *m, prow + c0 + 4u * step, fac.p); }
+    if (NCH > 5u) { *l += store_p4(x5, mul, *m, prow + c0 + 5u * step, fac.p); }
+    if (NCH > 6u) { *l += store_p4(x6, mul, *m, prow + c0 + 6u * step, fac.p); }
+    if (NCH > 7u) { *l += store_p4(x7, mul, *m, prow + c0 + 7u * step, fac.p); }
     return alpha;
 }
 
@@ -644,16 +651,19 @@ fn main(
     } else {
         // One tile at a time: the fetched tile is put into kv_s and the next tile's loads issued
         // before computing.
-        if (FIRST == 0u && kv_end > kb0) {
+        if (FIRST == 0u && NOPF != 1u && kv_end > kb0) {
             fetch_tile(&regs, kb0, k_head, v_head, t);
         }
         for (var kb = kb0; kb < kv_end; kb += BK) {
             loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
+            if (NOPF == 1u) {
+                fetch_tile(&regs, kb, k_head, v_head, t);
+            }
             if ((ABLATE & 1u) == 0u) {
                 put_tile(&regs, kb, k_head, v_head, t);
             }
             loop_barrier();
-            if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+            if (NOPF == 0u && kb + BK < kv_end && (ABLATE & 1u) == 0u) {
                 fetch_tile(&regs, kb + BK, k_head, v_head, t);
             }
 
@@ -706,6 +716,9 @@ fn main(
                     if (O_FRAGS > 6u) { o6 = pv(o6, pf, pl, key0, 6u, zero); }
                     if (O_FRAGS > 7u) { o7 = pv(o7, pf, pl, key0, 7u, zero); }
                 }
+            }
+            if (NOPF == 2u && kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+                fetch_tile(&regs, kb + BK, k_head, v_head, t);
             }
         }
     }

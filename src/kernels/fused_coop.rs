@@ -494,6 +494,7 @@ pub fn plan(
             // Tuning: the first K/V tile's loads issued before Q is staged (`coop_first=1`: d64
             // 1.5% slower, d128 0.5% faster, eighth session's sweep 14).
             ("FIRST", crate::tune::knob("coop_first").unwrap_or(0)),
+            ("NOPF", crate::tune::knob("coop_nopf").unwrap_or(0)),
             // The output leaves through each subgroup's own rows of s_s, so the one-tile loop
             // synchronises that per subgroup (sweep 14: d64 1.174 / 1.164 -> 1.171 / 1.161 ms,
             // d128 1.989 / 1.975 -> 1.986 / 1.973, two passes; the pipelined loop keeps the
