@@ -1,7 +1,8 @@
 // A 16-byte word of f32 for wgsl/coop_stage_vec.wgsl: 4 elements.
 const CH: u32 = 4u;
+alias KvWord = vec4<u32>;
 
-fn put_word(at: u32, w: vec4<u32>) {
+fn put_word(at: u32, w: KvWord) {
     let x = bitcast<vec4<f32>>(w);
     kv_s[at] = x.x;
     kv_s[at + 1u] = x.y;

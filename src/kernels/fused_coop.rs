@@ -22,7 +22,9 @@
 //! `coop_bq=N,coop_bk=M` force N x M blocks (as `sdpa bench --blocks`, for `sdpa check`);
 //! `coop_rflag=0|1`, `coop_endsg=0|1` and `coop_first=0|1` set the one-tile loop's rescale atomic,
 //! its output synchronised per subgroup, and its first tile fetched before Q (the pipelined
-//! loop keeps the atomic and its workgroup barriers whatever they say).
+//! loop keeps the atomic and its workgroup barriers whatever they say); `coop_nopf=1|2` fetch
+//! each tile when it is staged, or at the end of the tile before (not ahead of the computing).
+//! `coop_f16word=0|1` stages f16 words as u32 pairs or as halves ([`half_words`]).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
@@ -92,6 +94,9 @@ pub struct CoopTiles {
     /// K and V are staged in 16-byte words fetched one tile ahead (every offset and stride of K
     /// and V is a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
+    /// f16 words loaded as halves and staged with no conversion, else as u32 pairs through
+    /// `unpack2x16float` ([`half_words`]).
+    pub half_words: bool,
     /// f32 tensors on f16 fragments, as hi and lo parts (see the module docs).
     pub split: bool,
 }
@@ -229,6 +234,24 @@ fn scores_pad(frag: u32, warps: u32, split: bool) -> u32 {
     } else {
         4
     }
+}
+
+/// Whether f16 K/V words staged in 16x16 fragments' blocks are loaded as halves and stored as
+/// they are (`wgsl/coop_word_f16.wgsl`) rather than as four u32 whose halves go through
+/// `unpack2x16float` and back (`wgsl/coop_word_f16_packed.wgsl`). Fewer instructions, but the
+/// NVIDIA compiler made more of it only at some head dims (H200, f16, L = 4096, ms packed /
+/// halves: d80 1.677 / 1.507, d96 1.882 / 1.745, d112 2.016 / 1.852; d32 0.826 / 1.004, d48
+/// 1.323 / 1.573, d64 1.145 / 1.268, d128 1.955 / 2.99; causal d80 0.900 / 0.916; ninth
+/// session, sweeps 5-6), so it takes them there, without a mask. Knob `coop_f16word=0|1`.
+fn half_words(desc: &AttentionDesc, frag: u32, word_staging: bool, split: bool) -> bool {
+    let measured = frag == 16
+        && mask_kind(desc) == 0
+        && (80..=112).contains(&desc.head_dim)
+        && (80..=112).contains(&desc.v_head_dim);
+    word_staging
+        && !split
+        && desc.dtype == DType::F16
+        && crate::tune::knob("coop_f16word").map_or(measured, |v| v == 1)
 }
 
 /// 16-byte words of a K/V tile each of `threads` invocations fetches (`NL` in the WGSL).
@@ -415,6 +438,7 @@ pub fn fit_tiles(
                 kv_splits(caps, desc, (block_q, block_k), warps * subgroup);
             return Ok(CoopTiles {
                 word_staging,
+                half_words: half_words(desc, frag, word_staging, split),
                 split,
                 frag,
                 block_q,
@@ -467,6 +491,7 @@ pub fn plan(
             o_frags: desc.v_head_dim / t.frag,
             q_parts: t.q_parts,
             word_staging: t.word_staging,
+            half_words: t.half_words,
             split: t.split,
         }),
         constants: vec![
@@ -942,6 +967,26 @@ mod tests {
         assert_eq!(constants(64, DType::F16, causal), (0, 1, 0));
         assert_eq!(constants(128, DType::F16, causal), (0, 0, 1));
         assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1));
+    }
+
+    #[test]
+    fn f16_words_are_staged_as_halves_where_it_was_measured_to_pay() {
+        if tuned() {
+            return;
+        }
+        use crate::desc::{CausalAlignment, Mask};
+        let causal = Mask::Causal(CausalAlignment::BottomRight);
+        for d in [32, 48, 64, 80, 96, 112, 128] {
+            let (t, kernel) = nvidia_4096(d, DType::F16, Mask::None);
+            let halves = (80..=112).contains(&d);
+            assert!(t.word_staging, "d{d}: {t:?}");
+            assert_eq!(t.half_words, halves, "d{d}: {t:?}");
+            assert_eq!(kernel.coop.unwrap().half_words, halves, "d{d}");
+            // Either way the module compiles for the device's features.
+            crate::spirv::variant_workgroup_bytes(&kernel).unwrap();
+        }
+        assert!(!nvidia_4096(80, DType::F16, causal).0.half_words);
+        assert!(!nvidia_4096(80, DType::F32, Mask::None).0.half_words);
     }
 
     #[test]

@@ -1,0 +1,21 @@
+set -uo pipefail
+o=/tmp/s2; mkdir -p $o
+r="bash .device/on-device.sh"
+new="$r .device/sdpa"
+P=".device/pipeline_stats"
+for k in coop_pipe=1 coop_bq=64,coop_bk=64 coop_bq=64,coop_bk=64,coop_spad=8; do
+  echo "d64 $k: $(WGPU_SDPA_TUNE=$k $r $P --heads 32,32 --q-len 4096 --hdim 64 --dtype f16 2>&1 | grep -h 'Register Count\|^plan' | head -2 | cut -c1-120 | tr '\n' ' ')" >> $o/regs.txt
+done
+cat $o/regs.txt
+sh="--fused-only --dtype f16 --len 4096"
+for i in 1 2; do
+  $new bench $sh --hdim 64,128 > $o/new$i.txt 2>&1
+  WGPU_SDPA_TUNE=coop_pipe=1 $new bench $sh --hdim 64,128 > $o/pipe_$i.txt 2>&1
+  WGPU_SDPA_TUNE=coop_bq=64,coop_bk=64 $new bench $sh --hdim 64 > $o/b64x64_$i.txt 2>&1
+  WGPU_SDPA_TUNE=coop_bq=64,coop_bk=64,coop_spad=8 $new bench $sh --hdim 64 > $o/b64x64s8_$i.txt 2>&1
+done
+python3 .device/torch_sdpa_bench.py --dtype float16 --hdim 64 128 --lens 4096 > $o/torch.txt 2>&1
+tar -C /tmp -czf $OUT/s2.tgz s2
+cd $o
+for f in new* pipe* b64*; do echo "$f: $(grep -E '^ *1, ' $f | awk -F, '{printf "%s:%s ", $4,$11}')"; done
+grep -v "^#" torch.txt
