@@ -340,8 +340,9 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
     // d128 1.13 -> 1.09; but not causal d64, 0.67 -> 0.72.)
     // On such a tile the raw products stay unscaled: the row max is taken on them and scaled
     // once, and P = exp2(x * sc - m) is one fused multiply-add a score (a positive scale keeps
-    // the max where it was). A finite product needs no clamp to FLOOR there: the max is clamped,
-    // and a product of -inf gives P = 0.
+    // the max where it was). The products of such a tile are finite (f16 inputs cannot overflow
+    // f32; f32 ones, if they do, give what they gave before for -inf, P = 0, in IEEE arithmetic),
+    // so they need no clamp to FLOOR: the max is clamped.
     let sc = p.scale_log2 * fac.unscale;
     let plain = (PIPE == 1u || PLAIN == 1u) && kb + BK <= p.kv_len && q0 + BQ <= p.q_len
         && sc > 0.0
