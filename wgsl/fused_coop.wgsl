@@ -201,6 +201,23 @@ fn score4(x: vec4<f32>, b: u32, h: u32, qi: u32, kj: u32) -> vec4<f32> {
     );
 }
 
+// The smallest scale (log2 units) with which causal tiles keep raw products: EXCLUDED times it
+// stays below -2^100, far under any row max.
+const CAUSAL_RAW_MIN: f32 = 1.0e-6;
+
+// Raw products x of row `qi` for keys kj..kj+3 where the causal mask shows them (within q_len
+// and kv_len), EXCLUDED elsewhere.
+fn visible4(x: vec4<f32>, qi: u32, kj: u32) -> vec4<f32> {
+    let row = qi < p.q_len;
+    let shown = vec4<bool>(
+        row && kj < p.kv_len && causal_visible(qi, kj),
+        row && kj + 1u < p.kv_len && causal_visible(qi, kj + 1u),
+        row && kj + 2u < p.kv_len && causal_visible(qi, kj + 2u),
+        row && kj + 3u < p.kv_len && causal_visible(qi, kj + 3u),
+    );
+    return select(vec4<f32>(EXCLUDED), x, shown);
+}
+
 fn max4(x: vec4<f32>) -> f32 {
     return max(max(x.x, x.y), max(x.z, x.w));
 }
@@ -359,6 +376,19 @@ fn softmax_tile(kb: u32, b: u32, h: u32, q0: u32, my_row: u32, lane: u32, fac: F
         if (NCH > 5u) { x5 = load4(srow + c0 + 5u * step); }
         if (NCH > 6u) { x6 = load4(srow + c0 + 6u * step); }
         if (NCH > 7u) { x7 = load4(srow + c0 + 7u * step); }
+    } else if (MASK_KIND == 1u && sc >= CAUSAL_RAW_MIN && sc <= 1.0) {
+        // Causal, on the other tiles: the same, each hidden key's product (and the padding's)
+        // replaced by EXCLUDED, which times such a scale stays finite and far below any max
+        // (P = 0 exactly), so the max needs no clamp either.
+        mul = sc;
+        x0 = visible4(load4(srow + c0), qi, kb + c0);
+        if (NCH > 1u) { x1 = visible4(load4(srow + c0 + step), qi, kb + c0 + step); }
+        if (NCH > 2u) { x2 = visible4(load4(srow + c0 + 2u * step), qi, kb + c0 + 2u * step); }
+        if (NCH > 3u) { x3 = visible4(load4(srow + c0 + 3u * step), qi, kb + c0 + 3u * step); }
+        if (NCH > 4u) { x4 = visible4(load4(srow + c0 + 4u * step), qi, kb + c0 + 4u * step); }
+        if (NCH > 5u) { x5 = visible4(load4(srow + c0 + 5u * step), qi, kb + c0 + 5u * step); }
+        if (NCH > 6u) { x6 = visible4(load4(srow + c0 + 6u * step), qi, kb + c0 + 6u * step); }
+        if (NCH > 7u) { x7 = visible4(load4(srow + c0 + 7u * step), qi, kb + c0 + 7u * step); }
     } else {
         x0 = score4(load4(srow + c0) * fac.unscale, b, h, qi, kb + c0);
         if (NCH > 1u) { x1 = score4(load4(srow + c0 + step) * fac.unscale, b, h, qi, kb + c0 + step); }
