@@ -24,7 +24,8 @@
 //! its output synchronised per subgroup, and its first tile fetched before Q (the pipelined
 //! loop keeps the atomic and its workgroup barriers whatever they say); `coop_nopf=1|2` fetch
 //! each tile when it is staged, or at the end of the tile before (not ahead of the computing).
-//! `coop_f16word=0|1` stages f16 words as u32 pairs or as halves ([`half_words`]).
+//! `coop_f16word=0|1` stages f16 words as u32 pairs or as halves (default: halves at head dims
+//! 80-112 without a mask, `half_words`).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
@@ -95,7 +96,7 @@ pub struct CoopTiles {
     /// and V is a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
     /// f16 words loaded as halves and staged with no conversion, else as u32 pairs through
-    /// `unpack2x16float` ([`half_words`]).
+    /// `unpack2x16float` (`half_words`: where each was measured faster).
     pub half_words: bool,
     /// f32 tensors on f16 fragments, as hi and lo parts (see the module docs).
     pub split: bool,
