@@ -239,18 +239,19 @@ fn scores_pad(frag: u32, warps: u32, split: bool) -> u32 {
 
 /// Whether f16 K/V words staged in 16x16 fragments' blocks are loaded as halves and stored as
 /// they are (`wgsl/coop_word_f16.wgsl`) rather than as four u32 whose halves go through
-/// `unpack2x16float` and back (`wgsl/coop_word_f16_packed.wgsl`). Fewer instructions, but the
-/// NVIDIA compiler made more of it only at some head dims (H200, f16, L = 4096, ms packed /
-/// halves: d80 1.677 / 1.507, d96 1.882 / 1.745, d112 2.016 / 1.852; d32 0.826 / 1.004, d48
-/// 1.323 / 1.573, d64 1.145 / 1.268, d128 1.955 / 2.99; causal d80 0.900 / 0.916; ninth
-/// session, sweeps 5-6), so it takes them there, without a mask. Knob `coop_f16word=0|1`.
-fn half_words(desc: &AttentionDesc, frag: u32, word_staging: bool, split: bool) -> bool {
+/// `unpack2x16float` and back (`wgsl/coop_word_f16_packed.wgsl`). The driver compiles both to
+/// the same registers and code size (sweep 11), yet schedules them differently: halves ran
+/// faster only at some head dims (H200, f16, L = 4096, ms packed / halves: d80 1.677 / 1.507,
+/// d96 1.882 / 1.745, d112 2.016 / 1.852; d32 0.826 / 1.004, d48 1.323 / 1.573, d64 1.145 /
+/// 1.268, d128 1.955 / 2.99; causal d80 0.900 / 0.916; ninth session, sweeps 5-6), so it takes
+/// them there, without a mask. f32 tensors (the split variant included) never: their words
+/// hold f32. Knob `coop_f16word=0|1`.
+fn half_words(desc: &AttentionDesc, frag: u32, word_staging: bool) -> bool {
     let measured = frag == 16
         && mask_kind(desc) == 0
         && (80..=112).contains(&desc.head_dim)
         && (80..=112).contains(&desc.v_head_dim);
     word_staging
-        && !split
         && desc.dtype == DType::F16
         && crate::tune::knob("coop_f16word").map_or(measured, |v| v == 1)
 }
@@ -439,7 +440,7 @@ pub fn fit_tiles(
                 kv_splits(caps, desc, (block_q, block_k), warps * subgroup);
             return Ok(CoopTiles {
                 word_staging,
-                half_words: half_words(desc, frag, word_staging, split),
+                half_words: half_words(desc, frag, word_staging),
                 split,
                 frag,
                 block_q,
