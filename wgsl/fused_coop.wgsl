@@ -61,7 +61,6 @@ override RFLAG: u32 = 1u;      // 1: softmax_tile flags a rescale in rescale_any
 override FIRST: u32 = 0u;      // 1: the first K/V tile's loads issued before Q is staged
 override ENDSG: u32 = 0u;      // 1: the output's pass through s_s (the subgroup's own rows) synchronised per subgroup
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
-override NOPF: u32 = 0u;       // one-tile loop: 1 fetches each tile when it stages it (no tile ahead); 2 fetches the next at the end of the current
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
 override SPAD: u32 = 4u;       // f32 elements of padding per row of s_s, a multiple of 4
@@ -682,19 +681,16 @@ fn main(
     } else {
         // One tile at a time: the fetched tile is put into kv_s and the next tile's loads issued
         // before computing.
-        if (FIRST == 0u && NOPF != 1u && kv_end > kb0) {
+        if (FIRST == 0u && kv_end > kb0) {
             fetch_tile(&regs, kb0, k_head, v_head, t);
         }
         for (var kb = kb0; kb < kv_end; kb += BK) {
             loop_barrier(); // the previous tile's readers of kv_s (and the Q staging) are done
-            if (NOPF == 1u) {
-                fetch_tile(&regs, kb, k_head, v_head, t);
-            }
             if ((ABLATE & 1u) == 0u) {
                 put_tile(&regs, kb, k_head, v_head, t);
             }
             loop_barrier();
-            if (NOPF == 0u && kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+            if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
                 fetch_tile(&regs, kb + BK, k_head, v_head, t);
             }
 
@@ -747,9 +743,6 @@ fn main(
                     if (O_FRAGS > 6u) { o6 = pv(o6, pf, pl, key0, 6u, zero); }
                     if (O_FRAGS > 7u) { o7 = pv(o7, pf, pl, key0, 7u, zero); }
                 }
-            }
-            if (NOPF == 2u && kb + BK < kv_end && (ABLATE & 1u) == 0u) {
-                fetch_tile(&regs, kb + BK, k_head, v_head, t);
             }
         }
     }

@@ -22,8 +22,7 @@
 //! `coop_bq=N,coop_bk=M` force N x M blocks (as `sdpa bench --blocks`, for `sdpa check`);
 //! `coop_rflag=0|1`, `coop_endsg=0|1` and `coop_first=0|1` set the one-tile loop's rescale atomic,
 //! its output synchronised per subgroup, and its first tile fetched before Q (the pipelined
-//! loop keeps the atomic and its workgroup barriers whatever they say); `coop_nopf=1|2` fetch
-//! each tile when it is staged, or at the end of the tile before (not ahead of the computing).
+//! loop keeps the atomic and its workgroup barriers whatever they say).
 //! `coop_f16word=0|1` stages f16 words as u32 pairs or as halves (default: halves at head dims
 //! 80-112 without a mask, `half_words`).
 //!
@@ -521,7 +520,6 @@ pub fn plan(
             // Tuning: the first K/V tile's loads issued before Q is staged (`coop_first=1`: d64
             // 1.5% slower, d128 0.5% faster, eighth session's sweep 14).
             ("FIRST", crate::tune::knob("coop_first").unwrap_or(0)),
-            ("NOPF", crate::tune::knob("coop_nopf").unwrap_or(0)),
             // The output leaves through each subgroup's own rows of s_s, so the one-tile loop
             // synchronises that per subgroup (sweep 14: d64 1.174 / 1.164 -> 1.171 / 1.161 ms,
             // d128 1.989 / 1.975 -> 1.986 / 1.973, two passes; the pipelined loop keeps the
