@@ -64,7 +64,6 @@ pub fn source(caps: &Capabilities) -> Option<String> {
         o_frags: 1,
         q_parts: 1,
         word_staging: false,
-        half_words: false,
         split: false,
     };
     Some(header(dtype, dtype, Some(coop)) + PROBE)

@@ -235,11 +235,7 @@ impl fmt::Display for Plan {
                 t.block_q,
                 t.block_k,
                 t.q_parts,
-                match (t.word_staging, t.half_words) {
-                    (true, true) => "halves",
-                    (true, false) => "words",
-                    (false, _) => "elements",
-                },
+                if t.word_staging { "words" } else { "elements" },
                 t.workgroup_size,
                 t.workgroup_bytes,
                 if t.split { " split=f16x3" } else { "" },

@@ -14,12 +14,9 @@ const UNFUSED_SOFTMAX: &str = include_str!("../wgsl/unfused_softmax.wgsl");
 const UNFUSED_PV: &str = include_str!("../wgsl/unfused_pv.wgsl");
 const FUSED: &str = include_str!("../wgsl/fused.wgsl");
 const FUSED_COOP: &str = include_str!("../wgsl/fused_coop.wgsl");
-const COOP_Q_DIRECT: &str = include_str!("../wgsl/coop_q_direct.wgsl");
-const COOP_Q_PARTS: &str = include_str!("../wgsl/coop_q_parts.wgsl");
 const COOP_STAGE_SCALAR: &str = include_str!("../wgsl/coop_stage_scalar.wgsl");
 const COOP_STAGE_VEC: &str = include_str!("../wgsl/coop_stage_vec.wgsl");
 const COOP_WORD_F16: &str = include_str!("../wgsl/coop_word_f16.wgsl");
-const COOP_WORD_F16_PACKED: &str = include_str!("../wgsl/coop_word_f16_packed.wgsl");
 const COOP_WORD_F32: &str = include_str!("../wgsl/coop_word_f32.wgsl");
 const COOP_WORD_SPLIT: &str = include_str!("../wgsl/coop_word_split.wgsl");
 const COOP_SPLIT_NONE: &str = include_str!("../wgsl/coop_split_none.wgsl");
@@ -210,15 +207,12 @@ pub struct CoopHeader {
     pub q_frags: u32,
     /// `v_head_dim / frag`: O fragments per subgroup.
     pub o_frags: u32,
-    /// Parts Q is staged in: 1, or more on Vulkan when the block does not fit at once (the
-    /// kernel then picks each subgroup's part with fragment arithmetic, which Metal lacks).
+    /// Parts of the head dims Q is staged in (dividing `q_frags`): 1, or more on Vulkan when the
+    /// block does not fit at once.
     pub q_parts: u32,
     /// K and V are staged in 16-byte words fetched a tile ahead (every offset and stride of
     /// K and V a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
-    /// f16 words loaded as halves and staged with no conversion (`wgsl/coop_word_f16.wgsl`),
-    /// else as four u32 through `unpack2x16float` (`wgsl/coop_word_f16_packed.wgsl`).
-    pub half_words: bool,
     /// f32 tensors on f16 fragments, each value as a hi and a lo part
     /// (`wgsl/coop_split_f32.wgsl`; needs `word_staging`).
     pub split: bool,
@@ -286,11 +280,6 @@ impl ShaderVariant {
             src.push_str(MASK);
         }
         if let Some(c) = self.coop {
-            src.push_str(if c.q_parts > 1 {
-                COOP_Q_PARTS
-            } else {
-                COOP_Q_DIRECT
-            });
             src.push_str(if c.split {
                 COOP_SPLIT_F32
             } else {
@@ -300,8 +289,7 @@ impl ShaderVariant {
                 src.push_str(COOP_STAGE_VEC);
                 src.push_str(match (self.dtype, c.split) {
                     (_, true) => COOP_WORD_SPLIT,
-                    (DType::F16, false) if c.half_words => COOP_WORD_F16,
-                    (DType::F16, false) => COOP_WORD_F16_PACKED,
+                    (DType::F16, false) => COOP_WORD_F16,
                     (DType::F32, false) => COOP_WORD_F32,
                 });
             } else {

@@ -32,14 +32,14 @@ fn fetch_word(e: u32, kb: u32, k_head: u32, v_head: u32) -> KvWord {
     if (e < k_words) {
         let r = e / (HEAD_DIM / CH);
         let c = (e % (HEAD_DIM / CH)) * CH;
-        if (kb + r < p.kv_len) {
+        if (kb + r < fetch_end) {
             w = k[(k_head + (kb + r) * p.k.w + c) / CH];
         }
     } else if (e < k_words + BK * V_HEAD_DIM / CH) {
         let f = e - k_words;
         let r = f / (V_HEAD_DIM / CH);
         let c = (f % (V_HEAD_DIM / CH)) * CH;
-        if (kb + r < p.kv_len) {
+        if (kb + r < fetch_end) {
             w = v[(v_head + (kb + r) * p.v.w + c) / CH];
         }
     }

@@ -45,8 +45,8 @@ override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override SG: u32 = 32u;        // subgroup size
 override WG: u32 = 128u;       // BQ / FRAG * SG
-override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ / Q_PARTS * (HEAD_DIM + PAD))
-override Q_PARTS: u32 = 1u;    // parts Q is staged in (1 unless the block does not fit; Vulkan only)
+override KV_ELEMS: u32 = 8704u; // max(BK * (HEAD_DIM + PAD) + BK * (V_HEAD_DIM + PAD), BQ * (HEAD_DIM / Q_PARTS + PAD))
+override Q_PARTS: u32 = 1u;    // parts of the head dims Q is staged in, dividing Q_FRAGS (1 unless the block does not fit)
 override KV_LO: u32 = 0u;      // split: elements from a staged hi element of K or V to its lo part
 
 override REVERSE: u32 = 1u;    // 1: causal blocks in reverse order (the longest first)
@@ -85,6 +85,9 @@ var<workgroup> p_s: array<stage, BQ * (BK + PAD) * (1u + SPLIT)>;
 // loads need (seen on the H200: the first 4 halves of every staged row read as zeros, while the
 // same loads from an aligned array, in `sdpa info`'s probe, were exact).
 var<workgroup> rescale_any: array<atomic<u32>, 4>;
+// Keys from here on are fetched as zeros (wgsl/coop_stage_vec.wgsl): the end of the
+// workgroup's keys.
+var<private> fetch_end: u32;
 var<workgroup> rescale_flag: vec4<u32>;
 
 // Per (batch, head) factors (wgsl/coop_split_*.wgsl: all 1 unless split): Q, K and V are multiplied
@@ -124,10 +127,44 @@ fn row_lanes_sum(x: f32) -> f32 {
     return s;
 }
 
-// Q fragment `dd` of the subgroup's rows, from Q staged in kv_s.
-fn load_q(row0: u32, dd: u32) -> frag_a {
-    let qs = HEAD_DIM + PAD;
-    let at = row0 * qs + dd * FRAG;
+// Line 4 for part `part` of Q's head dims (HEAD_DIM / Q_PARTS of them; `half`: split, the hi
+// (0) or lo (1) parts): the block's rows staged in kv_s, rows of HEAD_DIM / Q_PARTS + PAD.
+fn stage_q(part: u32, half: u32, q0: u32, q_head: u32, fac_q: f32, t: u32) {
+    let dims = HEAD_DIM / Q_PARTS;
+    let qs = dims + PAD;
+    workgroupBarrier(); // kv_s is free (the previous part's fragment loads are done)
+    for (var e = t; e < BQ * dims / 4u; e += WG) {
+        let r = e / (dims / 4u);
+        let c = (e % (dims / 4u)) * 4u;
+        let row = q0 + r;
+        var x = vec4<f32>();
+        if (row < p.q_len) {
+            let at = q_head + row * p.q.w + part * dims + c;
+            x = vec4<f32>(vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u])) * fac_q;
+        }
+        let y = split_part(x, half);
+        let to = r * qs + c;
+        kv_s[to] = y.x;
+        kv_s[to + 1u] = y.y;
+        kv_s[to + 2u] = y.z;
+        kv_s[to + 3u] = y.w;
+    }
+    workgroupBarrier();
+}
+
+// Q fragment `dd` (head dims dd * FRAG..) of the subgroup's rows from row0 (split: the hi or lo
+// parts, `half`), staging the part of Q that holds it first when it is that part's first
+// fragment. Every subgroup loads every fragment it keeps, from whichever part holds it: no
+// fragment is selected or combined by arithmetic, which would leave the NVIDIA compiler holding
+// Q as separate halves, re-packed for every product (seen in its machine code, tenth session).
+// Called with constants only, so the staging's barriers are uniform.
+fn q_frag(dd: u32, half: u32, row0: u32, q0: u32, q_head: u32, fac_q: f32, t: u32) -> frag_a {
+    let per_part = Q_FRAGS / Q_PARTS;
+    if (dd % per_part == 0u) {
+        stage_q(dd / per_part, half, q0, q_head, fac_q, t);
+    }
+    let qs = HEAD_DIM / Q_PARTS + PAD;
+    let at = row0 * qs + (dd % per_part) * FRAG;
     return coopLoadT<frag_a>(&kv_s[at], qs);
 }
 
@@ -278,6 +315,23 @@ fn rescaled_own(o: frag_c, row0: u32, my_row: u32, lane: u32, alpha: f32) -> fra
     subgroupBarrier();
     let r = coopLoadT<frag_c>(&s_s[at], ss);
     subgroupBarrier();
+    return r;
+}
+
+// o + the tile's P V for O fragment `n` of the subgroup's rows (P loaded from p_s; the driver
+// loads it once for all fragments).
+fn pv_frag(o: frag_c, n: u32, row0: u32, zero: frag_c) -> frag_c {
+    let ps = BK + PAD;
+    var r = o;
+    if ((ABLATE & 8u) != 0u) {
+        return r;
+    }
+    for (var j = 0u; j < BK / FRAG; j++) {
+        let key0 = j * FRAG;
+        let pa = row0 * ps + key0;
+        let pf = coopLoadT<frag_a>(&p_s[pa], ps);
+        r = pv(r, pf, p_lo(pa, pf), key0, n, zero);
+    }
     return r;
 }
 
@@ -484,7 +538,6 @@ fn main(
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
     let fac = head_factors(b, h, kv_head);
-    let qs = HEAD_DIM + PAD;
     let ss = BK + SPAD;
     let ps = BK + PAD;
 
@@ -503,6 +556,7 @@ fn main(
         kb0 = split * p.split_len;
         kv_end = min(kv_end, kb0 + p.split_len);
     }
+    fetch_end = kv_end;
 
     var regs: Regs;
     if (FIRST == 1u && PIPE == 0u && kv_end > kb0) {
@@ -517,13 +571,9 @@ fn main(
     let zero_at = row0 * ss;
     let zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
     // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments, in
-    // Q_PARTS parts of BQ / Q_PARTS rows when the whole block does not fit (gather_q, from
-    // wgsl/coop_q_*.wgsl, keeps each subgroup's own part); split, the hi parts into qf0.., then
-    // the lo parts into ql0...
-    let part_rows = BQ / Q_PARTS;
-    let my_part = row0 / part_rows;
-    let local_row = row0 % part_rows;
-    var qf0 = load_q(0u, 0u); // a value to start from: every gather_q overwrites it in part 0
+    // Q_PARTS parts of its head dims when the whole block does not fit (q_frag); split, the hi
+    // parts into qf0.., then the lo parts into ql0...
+    var qf0 = q_frag(0u, 0u, row0, q0, q_head, fac.q, t);
     var qf1 = qf0;
     var qf2 = qf0;
     var qf3 = qf0;
@@ -531,6 +581,13 @@ fn main(
     var qf5 = qf0;
     var qf6 = qf0;
     var qf7 = qf0;
+    if (Q_FRAGS > 1u) { qf1 = q_frag(1u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 2u) { qf2 = q_frag(2u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 3u) { qf3 = q_frag(3u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 4u) { qf4 = q_frag(4u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 5u) { qf5 = q_frag(5u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 6u) { qf6 = q_frag(6u, 0u, row0, q0, q_head, fac.q, t); }
+    if (Q_FRAGS > 7u) { qf7 = q_frag(7u, 0u, row0, q0, q_head, fac.q, t); }
     var ql0 = qf0;
     var ql1 = qf0;
     var ql2 = qf0;
@@ -539,47 +596,15 @@ fn main(
     var ql5 = qf0;
     var ql6 = qf0;
     var ql7 = qf0;
-    for (var half = 0u; half <= SPLIT; half++) {
-        for (var part = 0u; part < Q_PARTS; part++) {
-            workgroupBarrier(); // the previous part's fragment loads are done
-            for (var e = t; e < part_rows * HEAD_DIM / 4u; e += WG) {
-                let r = e / (HEAD_DIM / 4u);
-                let d = (e % (HEAD_DIM / 4u)) * 4u;
-                let row = q0 + part * part_rows + r;
-                var x = vec4<f32>();
-                if (row < p.q_len) {
-                    let at = q_head + row * p.q.w + d;
-                    x = vec4<f32>(vec4<elem>(q[at], q[at + 1u], q[at + 2u], q[at + 3u])) * fac.q;
-                }
-                let y = split_part(x, half);
-                let to = r * qs + d;
-                kv_s[to] = y.x;
-                kv_s[to + 1u] = y.y;
-                kv_s[to + 2u] = y.z;
-                kv_s[to + 3u] = y.w;
-            }
-            workgroupBarrier();
-            let mine = my_part == part;
-            if (half == 0u) {
-                gather_q(&qf0, local_row, 0u, part, mine);
-                if (Q_FRAGS > 1u) { gather_q(&qf1, local_row, 1u, part, mine); }
-                if (Q_FRAGS > 2u) { gather_q(&qf2, local_row, 2u, part, mine); }
-                if (Q_FRAGS > 3u) { gather_q(&qf3, local_row, 3u, part, mine); }
-                if (Q_FRAGS > 4u) { gather_q(&qf4, local_row, 4u, part, mine); }
-                if (Q_FRAGS > 5u) { gather_q(&qf5, local_row, 5u, part, mine); }
-                if (Q_FRAGS > 6u) { gather_q(&qf6, local_row, 6u, part, mine); }
-                if (Q_FRAGS > 7u) { gather_q(&qf7, local_row, 7u, part, mine); }
-            } else {
-                gather_q(&ql0, local_row, 0u, part, mine);
-                if (Q_FRAGS > 1u) { gather_q(&ql1, local_row, 1u, part, mine); }
-                if (Q_FRAGS > 2u) { gather_q(&ql2, local_row, 2u, part, mine); }
-                if (Q_FRAGS > 3u) { gather_q(&ql3, local_row, 3u, part, mine); }
-                if (Q_FRAGS > 4u) { gather_q(&ql4, local_row, 4u, part, mine); }
-                if (Q_FRAGS > 5u) { gather_q(&ql5, local_row, 5u, part, mine); }
-                if (Q_FRAGS > 6u) { gather_q(&ql6, local_row, 6u, part, mine); }
-                if (Q_FRAGS > 7u) { gather_q(&ql7, local_row, 7u, part, mine); }
-            }
-        }
+    if (SPLIT == 1u) {
+        ql0 = q_frag(0u, 1u, row0, q0, q_head, fac.q, t);
+        if (Q_FRAGS > 1u) { ql1 = q_frag(1u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 2u) { ql2 = q_frag(2u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 3u) { ql3 = q_frag(3u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 4u) { ql4 = q_frag(4u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 5u) { ql5 = q_frag(5u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 6u) { ql6 = q_frag(6u, 1u, row0, q0, q_head, fac.q, t); }
+        if (Q_FRAGS > 7u) { ql7 = q_frag(7u, 1u, row0, q0, q_head, fac.q, t); }
     }
 
     // Line 5: the max in use, this lane's partial row sum, O fragments.
@@ -690,7 +715,10 @@ fn main(
                 put_tile(&regs, kb, k_head, v_head, t);
             }
             loop_barrier();
-            if (kb + BK < kv_end && (ABLATE & 1u) == 0u) {
+            // Unconditionally (zeros past the workgroup's keys: `fetch_end`): fetched under a
+            // condition, the words were loaded into registers of their own and copied into the
+            // ones the staging reads from, 24 moves a tile at d128 (the driver's machine code).
+            if ((ABLATE & 1u) == 0u) {
                 fetch_tile(&regs, kb + BK, k_head, v_head, t);
             }
 
@@ -713,36 +741,34 @@ fn main(
             if ((ABLATE & 2u) == 0u) {
                 alpha = softmax_tile(kb, b, h, q0, my_row, lane, fac, &m_used, &l);
             }
-            // Line 10, rarely: rescale the subgroup's O rows by alpha, when one of them rose.
+            // Line 10: whether the subgroup rescales O (rare: one of its row maxima rose).
             let raise = subgroupAny(alpha != 1.0) && kb > kb0;
             subgroupBarrier(); // its P rows are stored, its S rows read
+            // Lines 10 and 11: O += P V, one O fragment at a time (pv_frag), each rescaled first
+            // by alpha when one of the subgroup's row maxima rose (rare). Written so, both arms
+            // leave O in the registers the products accumulate in; with the rescale as a branch
+            // of its own ahead of one P V loop, the NVIDIA compiler copied every O fragment
+            // between two sets of registers each tile (d128: 40 moves on the common path), and
+            // P is loaded once all the same (H200, f16, L = 4096, with the unconditional fetch
+            // above: d64 1.13 -> 1.03 ms, d128 1.95 -> 1.65; tenth session, sweep 3).
             if (raise) {
-                o0 = rescaled_own(o0, row0, my_row, lane, alpha);
-                if (O_FRAGS > 1u) { o1 = rescaled_own(o1, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 2u) { o2 = rescaled_own(o2, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 3u) { o3 = rescaled_own(o3, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 4u) { o4 = rescaled_own(o4, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 5u) { o5 = rescaled_own(o5, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 6u) { o6 = rescaled_own(o6, row0, my_row, lane, alpha); }
-                if (O_FRAGS > 7u) { o7 = rescaled_own(o7, row0, my_row, lane, alpha); }
-            }
-
-            // Line 10: O += P V.
-            if ((ABLATE & 8u) == 0u) {
-                for (var j = 0u; j < BK / FRAG; j++) {
-                    let key0 = j * FRAG;
-                    let pa = row0 * ps + key0;
-                    let pf = coopLoadT<frag_a>(&p_s[pa], ps);
-                    let pl = p_lo(pa, pf);
-                    o0 = pv(o0, pf, pl, key0, 0u, zero);
-                    if (O_FRAGS > 1u) { o1 = pv(o1, pf, pl, key0, 1u, zero); }
-                    if (O_FRAGS > 2u) { o2 = pv(o2, pf, pl, key0, 2u, zero); }
-                    if (O_FRAGS > 3u) { o3 = pv(o3, pf, pl, key0, 3u, zero); }
-                    if (O_FRAGS > 4u) { o4 = pv(o4, pf, pl, key0, 4u, zero); }
-                    if (O_FRAGS > 5u) { o5 = pv(o5, pf, pl, key0, 5u, zero); }
-                    if (O_FRAGS > 6u) { o6 = pv(o6, pf, pl, key0, 6u, zero); }
-                    if (O_FRAGS > 7u) { o7 = pv(o7, pf, pl, key0, 7u, zero); }
-                }
+                o0 = pv_frag(rescaled_own(o0, row0, my_row, lane, alpha), 0u, row0, zero);
+                if (O_FRAGS > 1u) { o1 = pv_frag(rescaled_own(o1, row0, my_row, lane, alpha), 1u, row0, zero); }
+                if (O_FRAGS > 2u) { o2 = pv_frag(rescaled_own(o2, row0, my_row, lane, alpha), 2u, row0, zero); }
+                if (O_FRAGS > 3u) { o3 = pv_frag(rescaled_own(o3, row0, my_row, lane, alpha), 3u, row0, zero); }
+                if (O_FRAGS > 4u) { o4 = pv_frag(rescaled_own(o4, row0, my_row, lane, alpha), 4u, row0, zero); }
+                if (O_FRAGS > 5u) { o5 = pv_frag(rescaled_own(o5, row0, my_row, lane, alpha), 5u, row0, zero); }
+                if (O_FRAGS > 6u) { o6 = pv_frag(rescaled_own(o6, row0, my_row, lane, alpha), 6u, row0, zero); }
+                if (O_FRAGS > 7u) { o7 = pv_frag(rescaled_own(o7, row0, my_row, lane, alpha), 7u, row0, zero); }
+            } else {
+                o0 = pv_frag(o0, 0u, row0, zero);
+                if (O_FRAGS > 1u) { o1 = pv_frag(o1, 1u, row0, zero); }
+                if (O_FRAGS > 2u) { o2 = pv_frag(o2, 2u, row0, zero); }
+                if (O_FRAGS > 3u) { o3 = pv_frag(o3, 3u, row0, zero); }
+                if (O_FRAGS > 4u) { o4 = pv_frag(o4, 4u, row0, zero); }
+                if (O_FRAGS > 5u) { o5 = pv_frag(o5, 5u, row0, zero); }
+                if (O_FRAGS > 6u) { o6 = pv_frag(o6, 6u, row0, zero); }
+                if (O_FRAGS > 7u) { o7 = pv_frag(o7, 7u, row0, zero); }
             }
         }
     }

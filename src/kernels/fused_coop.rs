@@ -23,8 +23,6 @@
 //! `coop_rflag=0|1`, `coop_endsg=0|1` and `coop_first=0|1` set the one-tile loop's rescale atomic,
 //! its output synchronised per subgroup, and its first tile fetched before Q (the pipelined
 //! loop keeps the atomic and its workgroup barriers whatever they say).
-//! `coop_f16word=0|1` stages f16 words as u32 pairs or as halves (default: halves at head dims
-//! 80-112 without a mask, `half_words`).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
@@ -74,7 +72,8 @@ pub struct CoopTiles {
     pub block_k: u32,
     /// Subgroup size the kernel is compiled for.
     pub subgroup_size: u32,
-    /// Parts the Q block is staged in (1 unless it does not fit next to the tiles at once).
+    /// Parts of the head dims the Q block is staged in, a divisor of `head_dim / frag` (1 unless
+    /// the block does not fit next to the tiles at once).
     pub q_parts: u32,
     /// Threads per workgroup.
     pub workgroup_size: u32,
@@ -94,9 +93,6 @@ pub struct CoopTiles {
     /// K and V are staged in 16-byte words fetched one tile ahead (every offset and stride of K
     /// and V is a multiple of 16 bytes), else element by element.
     pub word_staging: bool,
-    /// f16 words loaded as halves and staged with no conversion, else as u32 pairs through
-    /// `unpack2x16float` (`half_words`: where each was measured faster).
-    pub half_words: bool,
     /// f32 tensors on f16 fragments, as hi and lo parts (see the module docs).
     pub split: bool,
 }
@@ -236,25 +232,6 @@ fn scores_pad(frag: u32, warps: u32, split: bool) -> u32 {
     }
 }
 
-/// Whether f16 K/V words staged in 16x16 fragments' blocks are loaded as halves and stored as
-/// they are (`wgsl/coop_word_f16.wgsl`) rather than as four u32 whose halves go through
-/// `unpack2x16float` and back (`wgsl/coop_word_f16_packed.wgsl`). The driver compiles both to
-/// the same registers and code size (sweep 11), yet schedules them differently: halves ran
-/// faster only at some head dims (H200, f16, L = 4096, ms packed / halves: d80 1.677 / 1.507,
-/// d96 1.882 / 1.745, d112 2.016 / 1.852; d32 0.826 / 1.004, d48 1.323 / 1.573, d64 1.145 /
-/// 1.268, d128 1.955 / 2.99; causal d80 0.900 / 0.916; ninth session, sweeps 5-6), so it takes
-/// them there, without a mask. f32 tensors (the split variant included) never: their words
-/// hold f32. Knob `coop_f16word=0|1`.
-fn half_words(desc: &AttentionDesc, frag: u32, word_staging: bool) -> bool {
-    let measured = frag == 16
-        && mask_kind(desc) == 0
-        && (80..=112).contains(&desc.head_dim)
-        && (80..=112).contains(&desc.v_head_dim);
-    word_staging
-        && desc.dtype == DType::F16
-        && crate::tune::knob("coop_f16word").map_or(measured, |v| v == 1)
-}
-
 /// 16-byte words of a K/V tile each of `threads` invocations fetches (`NL` in the WGSL).
 fn words_per_thread(desc: &AttentionDesc, block_k: u32, threads: u32) -> u32 {
     let per_word = 16 / desc.dtype.size_bytes() as u32;
@@ -266,10 +243,11 @@ fn tile_elements(desc: &AttentionDesc, block_k: u32) -> u32 {
     block_k * (desc.head_dim + PAD) + block_k * (desc.v_head_dim + PAD)
 }
 
-/// Elements of the K/V staging array, which also stages Q (in `q_parts` parts) at the start.
+/// Elements of the K/V staging array, which also stages Q (in `q_parts` parts of its head dims)
+/// at the start.
 fn kv_elements(desc: &AttentionDesc, block_q: u32, block_k: u32, q_parts: u32, split: bool) -> u32 {
     (tile_elements(desc, block_k) * (1 + split as u32))
-        .max(block_q / q_parts * (desc.head_dim + PAD))
+        .max(block_q * (desc.head_dim / q_parts + PAD))
 }
 
 /// Why the cooperative-matrix kernel cannot serve `desc` on `caps`, or its tiles. `forced` pins
@@ -344,11 +322,12 @@ pub fn fit_tiles(
         None if split => vec![(8, 16), (4, 16), (2, 16), (1, 16)],
         // Measured on the H200 (BENCHMARKS.md, f16, L = 4096): 8 subgroups x 32 keys where it
         // fits, then 4 x 32; 4 x 64 was the slowest of those that fit. Head dims up to 64: 4 x 32
-        // first where there is a mask (causal d64 0.67 ms against 0.77 in 128 x 32 blocks,
-        // eighth session's sweep 1) and with 8x8 fragments (not measured otherwise). Without a
-        // mask 16x16 blocks of 8 x 32 skip the per-key checks and, with their scores padded
-        // against bank conflicts (`scores_pad`), beat 4 x 32 at d64: 1.184 against 1.227 ms
-        // (sweep 2; before both, 4 x 32 had won, 1.40 against 1.48).
+        // first with 8x8 fragments (not measured otherwise). 16x16 blocks of 8 x 32 skip the
+        // per-key checks of plain tiles and, with their scores padded against bank conflicts
+        // (`scores_pad`), beat 4 x 32 at d64 without a mask: 1.184 against 1.227 ms (eighth
+        // session's sweep 2; before both, 4 x 32 had won, 1.40 against 1.48), and with a causal
+        // mask once the loop lost its register copies: d32 0.474 -> 0.426 ms, d48 0.582 ->
+        // 0.533, d64 0.622 -> 0.571 (tenth session's sweep 5; in the eighth, 0.67 against 0.77).
         None => {
             let mut list = vec![
                 (8, 32),
@@ -368,28 +347,28 @@ pub fn fit_tiles(
             let tall_grid = grid(8) * kv_splits(caps, desc, (8 * frag, 32), 8 * subgroup).0 as u64;
             if desc.head_dim <= 64
                 && desc.v_head_dim <= 64
-                && (frag != 16 || mask_kind(desc) != 0 || tall_grid < 2 * MIN_WORKGROUPS)
+                && (frag != 16 || tall_grid < 2 * MIN_WORKGROUPS)
             {
                 list.swap(0, 1);
             }
             list
         }
     };
-    // Staging Q in parts needs fragment arithmetic, which Metal's simdgroup matrices lack.
-    // Each part holds whole subgroups' rows: the parts divide the subgroups (blocks forced to
-    // 3, 5, 6 or 7 subgroups included: a part boundary inside a subgroup's rows would hand it
-    // rows of another part).
+    // Q staged in parts of its head dims (whole fragments each) where the block does not fit at
+    // once. Apple keeps one part: its blocks were chosen without parts and are not measured with
+    // them (the kernel would take them: they need no fragment arithmetic).
     let max_q_parts = if caps.backend == wgpu::Backend::Metal {
         1
     } else {
-        8
+        MAX_COOP_FRAGS
     };
+    let q_frags = desc.head_dim / frag;
     let configurations: Vec<(u32, u32, u32)> = candidates
         .into_iter()
         .flat_map(|(warps, block_k)| {
-            (1..=max_q_parts.min(warps))
+            (1..=max_q_parts.min(q_frags))
                 .filter(move |&parts| {
-                    warps.is_multiple_of(parts)
+                    q_frags.is_multiple_of(parts)
                         && crate::tune::knob("coop_qparts").is_none_or(|q| q == parts)
                 })
                 .map(move |parts| (warps, block_k, parts))
@@ -439,7 +418,6 @@ pub fn fit_tiles(
                 kv_splits(caps, desc, (block_q, block_k), warps * subgroup);
             return Ok(CoopTiles {
                 word_staging,
-                half_words: half_words(desc, frag, word_staging),
                 split,
                 frag,
                 block_q,
@@ -492,7 +470,6 @@ pub fn plan(
             o_frags: desc.v_head_dim / t.frag,
             q_parts: t.q_parts,
             word_staging: t.word_staging,
-            half_words: t.half_words,
             split: t.split,
         }),
         constants: vec![
@@ -742,14 +719,18 @@ mod tests {
     }
 
     #[test]
-    fn q_is_staged_in_parts_only_where_fragments_have_arithmetic() {
-        let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
-        let nvidia = fit_tiles(&Capabilities::nvidia_vulkan(), &desc, None).unwrap();
-        assert_eq!(
-            (nvidia.block_q, nvidia.block_k, nvidia.q_parts),
-            (128, 32, 2),
-            "{nvidia:?}"
-        );
+    fn q_is_staged_in_parts_of_its_head_dims_where_the_block_needs_it() {
+        if tuned() {
+            return;
+        }
+        // d128 in 128 x 32 blocks: the 8704-element K/V tile holds 128 rows of 32 dims (+ 8) of
+        // Q, not of 64; d64 rows of 32 dims, as 128 rows of 64 would pass 48 KB by 32 bytes.
+        let nvidia = Capabilities::nvidia_vulkan();
+        for (d, parts) in [(128, 4), (64, 2)] {
+            let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F16);
+            let t = fit_tiles(&nvidia, &desc, None).unwrap();
+            assert_eq!((t.block_q, t.block_k, t.q_parts), (128, 32, parts), "{t:?}");
+        }
         let d64 = AttentionDesc::new(1, 32, 32, 4096, 4096, 64).with_dtype(DType::F16);
         assert_eq!(
             fit_tiles(&Capabilities::apple_m_series(), &d64, None)
@@ -910,12 +891,12 @@ mod tests {
         };
         let causal = Mask::Causal(CausalAlignment::BottomRight);
         // 16x16 f16 blocks of 8 subgroups: rows of BK + 8 floats (d128 then needs 48160 of the
-        // 49152 bytes); d64 takes them without a mask, and 64-row blocks of BK + 4 with one.
+        // 49152 bytes), with a causal mask too.
         assert_eq!(tiles(128, DType::F16, Mask::None), (128, 8));
         assert_eq!(tiles(80, DType::F16, Mask::None), (128, 8));
         assert_eq!(tiles(64, DType::F16, Mask::None), (128, 8));
         assert_eq!(tiles(32, DType::F16, Mask::None), (128, 8));
-        assert_eq!(tiles(64, DType::F16, causal), (64, 4));
+        assert_eq!(tiles(64, DType::F16, causal), (128, 8));
         // ... but short problems whose 128-row blocks would make too few workgroups keep 64.
         let d64 = |heads: (u32, u32), q: u32, k: u32| {
             let desc = AttentionDesc::new(1, heads.0, heads.1, q, k, 64).with_dtype(DType::F16);
@@ -960,56 +941,35 @@ mod tests {
         let causal = Mask::Causal(CausalAlignment::BottomRight);
         // (PIPE, RFLAG, PLAIN): the rescale atomic stays up to d80 and wherever the pipelined
         // loop reads it; plain tiles skip their checks without a mask, and causal in 128-row
-        // blocks (d128) but not in d64's 64-row ones.
+        // blocks.
         assert_eq!(constants(64, DType::F16, Mask::None), (0, 1, 1));
         assert_eq!(constants(80, DType::F16, Mask::None), (0, 1, 1));
         assert_eq!(constants(128, DType::F16, Mask::None), (0, 0, 1));
-        assert_eq!(constants(64, DType::F16, causal), (0, 1, 0));
+        assert_eq!(constants(64, DType::F16, causal), (0, 1, 1));
         assert_eq!(constants(128, DType::F16, causal), (0, 0, 1));
         assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1));
     }
 
     #[test]
-    fn f16_words_are_staged_as_halves_where_it_was_measured_to_pay() {
-        if tuned() {
-            return;
-        }
-        use crate::desc::{CausalAlignment, Mask};
-        let causal = Mask::Causal(CausalAlignment::BottomRight);
-        for d in [32, 48, 64, 80, 96, 112, 128] {
-            let (t, kernel) = nvidia_4096(d, DType::F16, Mask::None);
-            let halves = (80..=112).contains(&d);
-            assert!(t.word_staging, "d{d}: {t:?}");
-            assert_eq!(t.half_words, halves, "d{d}: {t:?}");
-            assert_eq!(kernel.coop.unwrap().half_words, halves, "d{d}");
-            // Either way the module compiles for the device's features.
-            crate::spirv::variant_workgroup_bytes(&kernel).unwrap();
-        }
-        assert!(!nvidia_4096(80, DType::F16, causal).0.half_words);
-        assert!(!nvidia_4096(80, DType::F32, Mask::None).0.half_words);
-    }
-
-    #[test]
-    fn q_parts_hold_whole_subgroups() {
+    fn q_parts_divide_the_head_dims() {
         if tuned() {
             return;
         }
         let nvidia = Capabilities::nvidia_vulkan();
-        for d in [64, 128] {
+        for d in [48, 64, 80, 96, 112, 128] {
             let desc = AttentionDesc::new(1, 32, 32, 4096, 4096, d).with_dtype(DType::F16);
             for warps in 1..=8 {
                 let Ok(t) = fit_tiles(&nvidia, &desc, Some((warps * 16, 32))) else {
                     continue;
                 };
-                let part_rows = t.block_q / t.q_parts;
-                assert!(part_rows.is_multiple_of(t.frag), "d{d}: {t:?}");
+                assert!((d / t.frag).is_multiple_of(t.q_parts), "d{d}: {t:?}");
                 assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
             }
         }
-        // 7 subgroups at d128 fit only with Q staged a subgroup's rows at a time.
+        // 7 subgroups at d128: 112 rows of 64 dims (+ 8) fit beside the tiles.
         let d128 = AttentionDesc::new(1, 32, 32, 4096, 4096, 128).with_dtype(DType::F16);
         let t = fit_tiles(&nvidia, &d128, Some((112, 32))).unwrap();
-        assert_eq!((t.block_q, t.q_parts), (112, 7), "{t:?}");
+        assert_eq!((t.block_q, t.q_parts), (112, 2), "{t:?}");
     }
 
     #[test]
