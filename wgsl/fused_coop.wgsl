@@ -61,6 +61,7 @@ override RFLAG: u32 = 1u;      // 1: softmax_tile flags a rescale in rescale_any
 override FIRST: u32 = 0u;      // 1: the first K/V tile's loads issued before Q is staged
 override ENDSG: u32 = 0u;      // 1: the output's pass through s_s (the subgroup's own rows) synchronised per subgroup
 override PLAIN: u32 = 0u;      // 1: the one-tile-at-a-time loop skips the per-key checks on plain tiles too
+override ZCONST: u32 = 0u;     // 1: the zero accumulator is a constant (OpConstantNull), else loaded from zeroed memory
 const RESCALE_LOG2: f32 = 8.0;
 override PAD: u32 = 8u;        // elements of padding per staged row: 16 bytes of f16
 override SPAD: u32 = 4u;       // f32 elements of padding per row of s_s, a multiple of 4
@@ -562,14 +563,18 @@ fn main(
     if (FIRST == 1u && PIPE == 0u && kv_end > kb0) {
         fetch_tile(&regs, kb0, k_head, v_head, t);
     }
-    // A zero accumulator, loaded from zeroed workgroup memory rather than constructed (`frag_c()`
-    // becomes OpConstantNull in SPIR-V, which a driver need not support for these types).
+    // A zero accumulator: constructed (`frag_c()`, OpConstantNull in SPIR-V, valid for cooperative
+    // matrices) with ZCONST, else loaded from zeroed workgroup memory, which the NVIDIA compiler
+    // then copies into each S fragment's registers; the host picks whichever ran faster.
     for (var c = lane; c < FRAG * FRAG; c += SG) {
         s_s[(row0 + c / FRAG) * ss + c % FRAG] = 0.0;
     }
     workgroupBarrier();
     let zero_at = row0 * ss;
-    let zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
+    var zero = coopLoadT<frag_c>(&s_s[zero_at], ss);
+    if (ZCONST == 1u) {
+        zero = frag_c();
+    }
     // Algorithm 1, line 4: Q_i through workgroup memory into each subgroup's fragments, in
     // Q_PARTS parts of its head dims when the whole block does not fit (q_frag); split, the hi
     // parts into qf0.., then the lo parts into ql0...

@@ -22,7 +22,9 @@
 //! `coop_bq=N,coop_bk=M` force N x M blocks (as `sdpa bench --blocks`, for `sdpa check`);
 //! `coop_rflag=0|1`, `coop_endsg=0|1` and `coop_first=0|1` set the one-tile loop's rescale atomic,
 //! its output synchronised per subgroup, and its first tile fetched before Q (the pipelined
-//! loop keeps the atomic and its workgroup barriers whatever they say).
+//! loop keeps the atomic and its workgroup barriers whatever they say). `coop_zconst=0|1` loads
+//! the zero accumulator from workgroup memory or takes a constant (default: the constant for f16
+//! at head dim 128).
 //!
 //! Where the query blocks alone would fill less than half of the GPU (short queries against
 //! long caches: chunked prefill), the keys are split over workgroups as well (`kv_splits`): each
@@ -522,6 +524,21 @@ pub fn plan(
             // 1.78, d128 2.08 -> 2.05), and with a causal mask in blocks of 8 subgroups (d128
             // 1.127 -> 1.094 ms; in d64's blocks of 4, 0.667 -> 0.717: not there; eighth session,
             // sweep 10). Knob `coop_plain=0|1` forces it off or on.
+            // The zero accumulator a constant (OpConstantNull) rather than loaded: the NVIDIA
+            // compiler's S chains then start from nothing instead of copies of it, but the code
+            // it made was faster only for f16 at head dim 128 (H200, L = 4096, ms loaded /
+            // constant: d128 1.656 / 1.605-1.609, causal 0.918-0.921 / 0.896-0.898, GQA 32/8
+            // 1.663 / 1.611-1.615; d32 0.807-0.814 / 0.831, d64 1.019-1.026 / 1.046, d80
+            // 1.293-1.297 / 1.390-1.396, d96 1.424-1.435 / 1.465-1.471, d112 1.634-1.637 /
+            // 1.671-1.673, d48 1.018-1.026 / 0.994 but causal 0.528 / 0.536-0.555; f32 split
+            // d128 4.646 / 4.829; tenth session, sweep 7). Knob `coop_zconst=0|1`.
+            (
+                "ZCONST",
+                crate::tune::knob("coop_zconst").unwrap_or(
+                    (t.frag == 16 && !t.split && desc.head_dim == 128 && desc.v_head_dim == 128)
+                        as u32,
+                ),
+            ),
             (
                 "PLAIN",
                 crate::tune::knob("coop_plain").unwrap_or(
@@ -936,18 +953,19 @@ mod tests {
                     .unwrap()
             };
             assert_eq!(get("ENDSG"), 1 - get("PIPE"), "ENDSG");
-            (get("PIPE"), get("RFLAG"), get("PLAIN"))
+            (get("PIPE"), get("RFLAG"), get("PLAIN"), get("ZCONST"))
         };
         let causal = Mask::Causal(CausalAlignment::BottomRight);
-        // (PIPE, RFLAG, PLAIN): the rescale atomic stays up to d80 and wherever the pipelined
-        // loop reads it; plain tiles skip their checks without a mask, and causal in 128-row
-        // blocks.
-        assert_eq!(constants(64, DType::F16, Mask::None), (0, 1, 1));
-        assert_eq!(constants(80, DType::F16, Mask::None), (0, 1, 1));
-        assert_eq!(constants(128, DType::F16, Mask::None), (0, 0, 1));
-        assert_eq!(constants(64, DType::F16, causal), (0, 1, 1));
-        assert_eq!(constants(128, DType::F16, causal), (0, 0, 1));
-        assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1));
+        // (PIPE, RFLAG, PLAIN, ZCONST): the rescale atomic stays up to d80 and wherever the
+        // pipelined loop reads it; plain tiles skip their checks without a mask, and causal in
+        // 128-row blocks; the constant zero accumulator for f16 at d128 only.
+        assert_eq!(constants(64, DType::F16, Mask::None), (0, 1, 1, 0));
+        assert_eq!(constants(80, DType::F16, Mask::None), (0, 1, 1, 0));
+        assert_eq!(constants(112, DType::F16, Mask::None), (0, 1, 1, 0));
+        assert_eq!(constants(128, DType::F16, Mask::None), (0, 0, 1, 1));
+        assert_eq!(constants(64, DType::F16, causal), (0, 1, 1, 0));
+        assert_eq!(constants(128, DType::F16, causal), (0, 0, 1, 1));
+        assert_eq!(constants(128, DType::F32, Mask::None), (1, 1, 1, 0));
     }
 
     #[test]
