@@ -359,6 +359,38 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                     cases.push(case);
                 }
             }
+            // The cooperative kernel's 128-row blocks, which the planner takes for long sequences
+            // (these shapes alone would get 64-row ones): Q staged in parts of its head dims
+            // (d64 2, d80 5, d96 2, d128 4 for f16), the f32 split variant's 16-key tiles.
+            if cooperative == Some(true) {
+                if let Some((frag, split)) = crate::kernels::fused_coop::runnable(caps, dtype) {
+                    let blocks = (8 * frag, if split { 16 } else { 32 });
+                    for (name, desc) in [
+                        ("tall blocks d128", base(1, 2, 2, 200, 300, 128)),
+                        (
+                            "tall blocks d80 causal",
+                            base(1, 2, 1, 260, 250, 80)
+                                .with_mask(causal(CausalAlignment::BottomRight)),
+                        ),
+                        ("tall blocks d96 gqa", base(1, 4, 2, 150, 190, 96)),
+                        (
+                            "tall blocks d64 causal",
+                            base(1, 2, 2, 200, 230, 64)
+                                .with_mask(causal(CausalAlignment::BottomRight)),
+                        ),
+                    ] {
+                        if crate::kernels::fused_coop::fit_tiles(caps, &desc, Some(blocks)).is_ok()
+                        {
+                            let mut case =
+                                CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
+                            case.cooperative = cooperative;
+                            case.inputs = Inputs::Normal;
+                            case.fused_blocks = Some(blocks);
+                            cases.push(case);
+                        }
+                    }
+                }
+            }
             // The 128-key tiles and the 128-row blocks of 8 keys per thread the planner takes
             // on GPUs with 48 KiB of workgroup memory (for longer sequences than these), where
             // they fit with the chunks the planner would give them.
