@@ -359,80 +359,57 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                     cases.push(case);
                 }
             }
-            // The cooperative kernel's 128-row blocks, which the planner takes for long sequences
-            // (these shapes alone would get 64-row ones): Q staged in parts of its head dims
-            // (d64 2, d80 5, d96 2, d128 4 for f16), the f32 split variant's 16-key tiles.
-            if cooperative == Some(true) {
-                if let Some((frag, split)) = crate::kernels::fused_coop::runnable(caps, dtype) {
-                    let blocks = (8 * frag, if split { 16 } else { 32 });
-                    for (name, desc) in [
-                        ("tall blocks d128", base(1, 2, 2, 200, 300, 128)),
-                        (
-                            "tall blocks d80 causal",
-                            base(1, 2, 1, 260, 250, 80)
-                                .with_mask(causal(CausalAlignment::BottomRight)),
-                        ),
-                        ("tall blocks d96 gqa", base(1, 4, 2, 150, 190, 96)),
-                        (
-                            "tall blocks d64 causal",
-                            base(1, 2, 2, 200, 230, 64)
-                                .with_mask(causal(CausalAlignment::BottomRight)),
-                        ),
-                    ] {
-                        if crate::kernels::fused_coop::fit_tiles(caps, &desc, Some(blocks)).is_ok()
-                        {
-                            let mut case =
-                                CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
-                            case.cooperative = cooperative;
-                            case.inputs = Inputs::Normal;
-                            case.fused_blocks = Some(blocks);
-                            cases.push(case);
-                        }
-                    }
-                }
-            }
-            // The 128-key tiles and the 128-row blocks of 8 keys per thread the planner takes
-            // on GPUs with 48 KiB of workgroup memory (for longer sequences than these), where
-            // they fit with the chunks the planner would give them.
-            if cooperative == Some(false) {
-                use crate::kernels::fused::{TALL_BLOCKS, WIDE_KEYS};
-                for (name, desc, blocks) in [
-                    ("wide keys d128", base(1, 2, 2, 100, 300, 128), WIDE_KEYS),
-                    (
+            // Tiles the planner takes only for longer sequences than these shapes, forced where
+            // they fit as planned: the portable kernel's 128-key tiles and its 128-row blocks of 8
+            // keys per thread (on GPUs with 48 KiB of workgroup memory), and the cooperative
+            // kernel's 128-row blocks (Q staged in parts of its head dims: d64 2, d80 5, d96 2,
+            // d128 4 for f16; the split f32 variant's 16-key tiles).
+            let tall = [
+                ("tall blocks d128", base(1, 2, 2, 200, 300, 128)),
+                (
+                    "tall blocks d80 causal",
+                    base(1, 2, 1, 260, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
+                ),
+                ("tall blocks d96 gqa", base(1, 4, 2, 150, 190, 96)),
+                (
+                    "tall blocks d64 causal",
+                    base(1, 2, 2, 200, 230, 64).with_mask(causal(CausalAlignment::BottomRight)),
+                ),
+            ];
+            let mut forced = Vec::new();
+            match cooperative {
+                Some(false) => {
+                    use crate::kernels::fused::{blocks_fit_as_planned, TALL_BLOCKS, WIDE_KEYS};
+                    forced.push(("wide keys d128", base(1, 2, 2, 100, 300, 128), WIDE_KEYS));
+                    forced.push((
                         "wide keys d80 causal",
                         base(1, 2, 1, 130, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
                         WIDE_KEYS,
-                    ),
-                    (
-                        "tall blocks d128",
-                        base(1, 2, 2, 200, 300, 128),
-                        TALL_BLOCKS,
-                    ),
-                    (
-                        "tall blocks d80 causal",
-                        base(1, 2, 1, 260, 250, 80).with_mask(causal(CausalAlignment::BottomRight)),
-                        TALL_BLOCKS,
-                    ),
-                    (
-                        "tall blocks d96 gqa",
-                        base(1, 4, 2, 150, 190, 96),
-                        TALL_BLOCKS,
-                    ),
-                    (
-                        "tall blocks d64 causal",
-                        base(1, 2, 2, 200, 230, 64).with_mask(causal(CausalAlignment::BottomRight)),
-                        TALL_BLOCKS,
-                    ),
-                ] {
-                    if crate::kernels::fused::blocks_fit_as_planned(caps, &desc, blocks) {
-                        let mut case =
-                            CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
-                        case.cooperative = cooperative;
-                        case.inputs = Inputs::Normal;
-                        case.fused_blocks = Some(blocks);
-                        cases.push(case);
+                    ));
+                    forced.extend(
+                        tall.into_iter()
+                            .map(|(name, desc)| (name, desc, TALL_BLOCKS)),
+                    );
+                    forced.retain(|(_, desc, blocks)| blocks_fit_as_planned(caps, desc, *blocks));
+                }
+                Some(true) => {
+                    use crate::kernels::fused_coop::{fit_tiles, runnable};
+                    if let Some((frag, split)) = runnable(caps, dtype) {
+                        let blocks = (8 * frag, if split { 16 } else { 32 });
+                        forced.extend(tall.into_iter().map(|(name, desc)| (name, desc, blocks)));
+                        forced.retain(|(_, desc, blocks)| {
+                            fit_tiles(caps, desc, Some(*blocks)).is_ok()
+                        });
                     }
                 }
+                None => {}
+            }
+            for (name, desc, blocks) in forced {
+                let mut case = CheckCase::new(format!("{label} {dtype} {name}"), desc, path);
+                case.cooperative = cooperative;
+                case.inputs = Inputs::Normal;
+                case.fused_blocks = Some(blocks);
+                cases.push(case);
             }
         }
     }
