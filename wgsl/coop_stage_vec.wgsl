@@ -2,30 +2,29 @@
 // when every offset and stride of K and V is a multiple of 16 bytes. `fetch_tile` issues the
 // next tile's loads into registers (NL words per invocation) before the current tile is
 // computed, so their latency hides behind the matrix work; `put_tile` writes them to kv_s.
-// CH (elements per word), the word's type KvWord (16 bytes) and `put_word` come from
-// wgsl/coop_word_*.wgsl.
+// CH (elements per word) and `put_word` come from wgsl/coop_word_*.wgsl.
 
-@group(0) @binding(2) var<storage, read> k: array<KvWord>;
-@group(0) @binding(3) var<storage, read> v: array<KvWord>;
+@group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> v: array<vec4<u32>>;
 
 override NL: u32 = 4u;         // words per invocation and tile: ceil(BK * (HEAD_DIM + V_HEAD_DIM) / CH / WG) <= 8
 
 struct Regs {
-    w0: KvWord,
-    w1: KvWord,
-    w2: KvWord,
-    w3: KvWord,
-    w4: KvWord,
-    w5: KvWord,
-    w6: KvWord,
-    w7: KvWord,
+    w0: vec4<u32>,
+    w1: vec4<u32>,
+    w2: vec4<u32>,
+    w3: vec4<u32>,
+    w4: vec4<u32>,
+    w5: vec4<u32>,
+    w6: vec4<u32>,
+    w7: vec4<u32>,
 }
 
-// Word `e` of the tile from key kb: K's words first, then V's; zeros past kv_len or past the
-// tile's words.
-fn fetch_word(e: u32, kb: u32, k_head: u32, v_head: u32) -> KvWord {
+// Word `e` of the tile from key kb: K's words first, then V's; zeros past `fetch_end` (the end of
+// the workgroup's keys, at most kv_len) or past the tile's words.
+fn fetch_word(e: u32, kb: u32, k_head: u32, v_head: u32) -> vec4<u32> {
     let k_words = BK * HEAD_DIM / CH;
-    var w = KvWord();
+    var w = vec4<u32>();
     if ((ABLATE & 32u) != 0u) {
         return w; // profiling: the staging's workgroup-memory writes without its loads
     }
@@ -47,7 +46,7 @@ fn fetch_word(e: u32, kb: u32, k_head: u32, v_head: u32) -> KvWord {
 }
 
 // Stores word `e` of the tile to its place in kv_s.
-fn put_word_at(e: u32, w: KvWord) {
+fn put_word_at(e: u32, w: vec4<u32>) {
     let k_words = BK * HEAD_DIM / CH;
     if (e < k_words) {
         let r = e / (HEAD_DIM / CH);

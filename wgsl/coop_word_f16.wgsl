@@ -4,9 +4,8 @@
 // kernel's loop lost its register copies, then slower at every head dim: H200, f16, L = 4096,
 // d80 1.318 against 1.413 ms, d128 1.647 against 2.833; tenth session, sweep 4.)
 const CH: u32 = 8u;
-alias KvWord = vec4<u32>;
 
-fn put_word(at: u32, w: KvWord) {
+fn put_word(at: u32, w: vec4<u32>) {
     let a = vec2<f16>(unpack2x16float(w.x));
     let b = vec2<f16>(unpack2x16float(w.y));
     let c = vec2<f16>(unpack2x16float(w.z));

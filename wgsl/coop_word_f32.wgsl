@@ -1,8 +1,7 @@
 // A 16-byte word of f32 for wgsl/coop_stage_vec.wgsl: 4 elements.
 const CH: u32 = 4u;
-alias KvWord = vec4<u32>;
 
-fn put_word(at: u32, w: KvWord) {
+fn put_word(at: u32, w: vec4<u32>) {
     let x = bitcast<vec4<f32>>(w);
     kv_s[at] = x.x;
     kv_s[at + 1u] = x.y;

@@ -1,9 +1,8 @@
 // A 16-byte word of f32 for wgsl/coop_stage_vec.wgsl, split (wgsl/coop_split_f32.wgsl): 4
 // elements times K's or V's factor, their f16 hi parts at `at` and lo parts at `at + KV_LO`.
 const CH: u32 = 4u;
-alias KvWord = vec4<u32>;
 
-fn put_word(at: u32, w: KvWord) {
+fn put_word(at: u32, w: vec4<u32>) {
     let f = select(kv_factors.y, kv_factors.x, at < BK * (HEAD_DIM + PAD));
     let x = bitcast<vec4<f32>>(w) * f;
     let hi = split_part(x, 0u);

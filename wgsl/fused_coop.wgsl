@@ -630,9 +630,11 @@ fn main(
         // into kv_s (its buffer is free once S_i is done) and K of tile i + 2 is in flight; then
         // S_{i+1} = Q K_{i+1}^T and O += P_i V_i are issued together (independent chains of
         // multiply-adds), S_{i+1} is stored, and V of tile i + 1 replaces V_i. Three barriers a
-        // tile instead of six. (The rescale and P V blocks repeat the other loop's: they update
-        // o0..o7 in place, and naga 30 rejects a pointer to a fragment variable as a function
-        // argument (a type mismatch), so they cannot move into a function.)
+        // tile instead of six. (The rescale and P V blocks do what the other loop's `rescaled_own`
+        // and `pv_frag` do, written out in place as this loop was measured: naga 30 rejects a
+        // pointer to a fragment variable as a function argument, so a function can only return
+        // a fragment, and which way the NVIDIA compiler then allocates registers is a question
+        // for a device run, as it was for the other loop.)
         workgroupBarrier(); // the Q gathers are done with kv_s
         fetch_part(&regs, kb0, k_head, v_head, t, true);
         fetch_part(&regs, kb0, k_head, v_head, t, false);

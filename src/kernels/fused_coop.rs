@@ -519,11 +519,6 @@ pub fn plan(
                         .map_or(t.frag != 16 || desc.v_head_dim < 128, |v| v != 0))
                     as u32,
             ),
-            // The one-tile-at-a-time loop skips the per-key checks of tiles no mask touches
-            // where there is no mask (H200, f16, L = 4096: d64 1.33 -> 1.22 ms, d80 1.81 ->
-            // 1.78, d128 2.08 -> 2.05), and with a causal mask in blocks of 8 subgroups (d128
-            // 1.127 -> 1.094 ms; in d64's blocks of 4, 0.667 -> 0.717: not there; eighth session,
-            // sweep 10). Knob `coop_plain=0|1` forces it off or on.
             // The zero accumulator a constant (OpConstantNull) rather than loaded: the NVIDIA
             // compiler's S chains then start from nothing instead of copies of it, but the code
             // it made was faster only for f16 at head dim 128 (H200, L = 4096, ms loaded /
@@ -539,6 +534,12 @@ pub fn plan(
                         as u32,
                 ),
             ),
+            // The one-tile-at-a-time loop skips the per-key checks of tiles no mask touches
+            // where there is no mask (H200, f16, L = 4096: d64 1.33 -> 1.22 ms, d80 1.81 ->
+            // 1.78, d128 2.08 -> 2.05), and with a causal mask in blocks of 8 subgroups (d128
+            // 1.127 -> 1.094 ms; in d64's blocks of 4, 0.667 -> 0.717: not there; eighth session,
+            // sweep 10; causal d64 has had blocks of 8, and so the skip, since the tenth session).
+            // Knob `coop_plain=0|1` forces it off or on.
             (
                 "PLAIN",
                 crate::tune::knob("coop_plain").unwrap_or(
