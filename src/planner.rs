@@ -247,8 +247,14 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={} splits={}x{} threads={} wg_mem={}B",
-                t.rows, t.block_k, t.kv_splits, t.split_len, t.workgroup_size, t.workgroup_bytes
+                "vector rows={} BK={}{} splits={}x{} threads={} wg_mem={}B",
+                t.rows,
+                t.block_k,
+                if t.matrix { " coop" } else { "" },
+                t.kv_splits,
+                t.split_len,
+                t.workgroup_size,
+                t.workgroup_bytes
             )?,
         }
         write!(f, ": {}", self.reason)

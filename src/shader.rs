@@ -32,6 +32,7 @@ const COOP_MAXIMA_WHOLE: &str = include_str!("../wgsl/coop_maxima_whole.wgsl");
 const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
+const VECTOR_COOP: &str = include_str!("../wgsl/vector_coop.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,6 +66,8 @@ pub enum KernelEntry {
     Vector,
     /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
     VectorReduce,
+    /// The decode kernel's split pass on cooperative matrices, `wgsl/vector_coop.wgsl`.
+    VectorCoop,
 }
 
 /// How a kernel binds one of the crate's fixed binding slots.
@@ -102,6 +105,7 @@ impl KernelEntry {
             KernelEntry::FusedKv => "fused_kv",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
+            KernelEntry::VectorCoop => "vector_coop",
         }
     }
 
@@ -118,6 +122,7 @@ impl KernelEntry {
             KernelEntry::SplitScales => SPLIT_SCALES,
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
+            KernelEntry::VectorCoop => VECTOR_COOP,
         }
     }
 
@@ -169,7 +174,8 @@ impl KernelEntry {
             KernelEntry::FusedCoopKv
             | KernelEntry::FusedCoopSplitKv
             | KernelEntry::FusedKv
-            | KernelEntry::Vector => &[
+            | KernelEntry::Vector
+            | KernelEntry::VectorCoop => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -279,7 +285,8 @@ impl ShaderVariant {
         if self.entry.uses_mask() {
             src.push_str(MASK);
         }
-        if let Some(c) = self.coop {
+        // The fused kernel's per-head factors and staging (the decode kernel has its own).
+        if let Some(c) = self.coop.filter(|_| self.entry != KernelEntry::VectorCoop) {
             src.push_str(if c.split {
                 COOP_SPLIT_F32
             } else {
@@ -313,7 +320,7 @@ impl ShaderVariant {
             KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
-            KernelEntry::Vector => &[SPLIT_PARTIAL],
+            KernelEntry::Vector | KernelEntry::VectorCoop => &[SPLIT_PARTIAL],
             _ => &[],
         };
         tail.iter().for_each(|piece| src.push_str(piece));

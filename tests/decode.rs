@@ -1,10 +1,11 @@
 //! The decode kernel (q_len <= 32) against the f64 reference: q_len 1, 2, 8, 16 and 32, kv_len 1,
 //! 7, 1000 and 5000, GQA and MQA, masks, causal, strided KV caches, one and several KV splits, and the
-//! split and unsplit results agreeing with each other.
+//! split and unsplit results agreeing with each other; on adapters that list 16x16 f16
+//! cooperative matrices, the decode kernel on them (f16 against short caches).
 
 mod common;
 
-use common::{assert_cases, ctx};
+use common::{assert_cases, assert_cases_on, ctx};
 use wgpu_sdpa::check::{kv_cache_slice, run_case, CheckCase, Inputs};
 use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Kernel, Mask, MaskLayout, Path};
 
@@ -321,4 +322,75 @@ fn unaligned_kv_layouts_use_word_loads() {
         }
     }
     assert_cases(ctx, &cases);
+}
+
+/// The decode kernel on cooperative matrices (`wgsl/vector_coop.wgsl`), where the adapter lists
+/// 16x16 f16 fragments (the H200; skipped, and said so, elsewhere): f16, head dims 64, 96 and
+/// 128, 1 to 16 query vectors a workgroup, GQA and MQA, keys from 1 to 4096 in one or several
+/// splits, masks, causal, a KV-cache slice, against the f64 reference. Every case must plan it.
+#[test]
+fn cooperative_matrix_decode_where_listed() {
+    let Some(ctx) = ctx() else { return };
+    let probe = AttentionDesc::new(1, 8, 2, 1, 1000, 128).with_dtype(DType::F16);
+    if !ctx.capabilities().shader_f16
+        || !wgpu_sdpa::kernels::vector::matrix_takes(ctx.capabilities(), &probe)
+    {
+        eprintln!("SKIPPED: the cooperative-matrix decode kernel (no 16x16 f16 fragments here)");
+        return;
+    }
+    let mut cases = Vec::new();
+    for d in [64, 128] {
+        for (hq, hkv, q_len) in [(8, 2, 1), (8, 2, 2), (32, 8, 1), (4, 1, 2), (8, 1, 1)] {
+            for kv_len in [1, 7, 1000, 4096] {
+                for splits in [None, Some(1), Some(3)] {
+                    let desc =
+                        AttentionDesc::new(1, hq, hkv, q_len, kv_len, d).with_dtype(DType::F16);
+                    let name = format!("d{d} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}");
+                    cases.push(case(name, desc, splits, Inputs::Normal));
+                }
+            }
+        }
+    }
+    let base = |lq, lk| AttentionDesc::new(2, 8, 2, lq, lk, 128).with_dtype(DType::F16);
+    for s in [1, 3] {
+        for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+            let desc = base(2, 1000).with_mask(Mask::Causal(align));
+            cases.push(case(
+                format!("causal {align:?} x{s}"),
+                desc,
+                Some(s),
+                Inputs::Normal,
+            ));
+        }
+        let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 8, 2, 1000));
+        let desc = base(2, 1000).with_mask(bool_mask);
+        cases.push(case(format!("bool x{s}"), desc, Some(s), Inputs::Uniform));
+        let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 1, 1000));
+        let desc = base(1, 1000).with_mask(additive);
+        cases.push(case(
+            format!("additive x{s}"),
+            desc,
+            Some(s),
+            Inputs::Uniform,
+        ));
+        let cache = kv_cache_slice(base(1, 1000), 4096, 123);
+        cases.push(case(
+            format!("cache slice x{s}"),
+            cache,
+            Some(s),
+            Inputs::Normal,
+        ));
+    }
+    // Longer: N(0, 1) inputs give scores of tens, whose lazily raised row max rescales O.
+    cases.push(case(
+        "kv3000".into(),
+        base(1, 3000),
+        Some(2),
+        Inputs::Normal,
+    ));
+    let dv = AttentionDesc::new(1, 8, 2, 2, 1000, 96)
+        .with_v_head_dim(64)
+        .with_dtype(DType::F16);
+    cases.push(case("d96 dv64".into(), dv, None, Inputs::Normal));
+    assert_cases_on(ctx, &cases, 2000, |k| matches!(k, Kernel::Vector(t) if t.matrix));
 }

@@ -3,7 +3,9 @@
 //! cooperative kernel does not run the dtype: chunked prefill, speculative decoding), the query
 //! heads of a GQA group sharing every K/V load, the keys split over workgroups (flash-decoding)
 //! when one workgroup per KV head would leave the GPU idle, and a second pass combining the
-//! splits (which the cooperative kernel's KV splits also use).
+//! splits (which the cooperative kernel's KV splits also use). Where the adapter lists 16x16 f16
+//! fragments, f16 queries against caches of up to [`MATRIX_MAX_KV_LEN`] keys run both products on
+//! cooperative matrices instead (`wgsl/vector_coop.wgsl`, [`matrix_takes`]).
 
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, Tensor};
@@ -11,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::kernels::unfused::grid_2d;
 use crate::kernels::{kv_in_16_byte_words, Dispatch};
 use crate::planner::{check_grid, mask_kind};
-use crate::shader::{KernelEntry, ShaderVariant};
+use crate::shader::{CoopHeader, KernelEntry, ShaderVariant};
 
 /// The longest query the decode kernel serves (one workgroup holds at most 32 query
 /// vectors; longer queries would only add workgroups that each read the whole cache again).
@@ -116,6 +118,10 @@ pub struct VectorTiles {
     /// K and V chunks read as whole 16-byte `vec4<u32>` loads (every offset and stride of K and
     /// V a multiple of 16 bytes); otherwise assembled from 32-bit words.
     pub vectorized: bool,
+    /// Both products on cooperative matrices (`wgsl/vector_coop.wgsl`): `rows` query vectors
+    /// in one 16-row fragment block; `lanes_per_key`, `key_groups`, `merge_vec4s` and `early_v`
+    /// do not apply.
+    pub matrix: bool,
 }
 
 /// The shape of a decode workgroup that sizes its reduction array: what [`red_slots`] needs of
@@ -185,7 +191,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
 /// per key row, smaller tiles), `decode_wg` (64..=1024, a power of two) sets the threads per
 /// workgroup, `decode_wgs` sets the workgroups the splits aim for, `decode_merge` (1, 2, 4 or 8)
-/// caps the output vec4s each thread merges per pass at the end.
+/// caps the output vec4s each thread merges per pass at the end; `decode_coop` (see
+/// [`MATRIX_MAX_KV_LEN`]) and `decode_sb_pad=N` (N more floats of the matrix kernel's score
+/// array: the workgroup-memory sweep) for the cooperative-matrix kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -198,6 +206,9 @@ pub fn fit_tiles(
             desc.q_len,
             format!("the decode kernel serves q_len <= {MAX_Q_LEN}"),
         ));
+    }
+    if matrix_takes(caps, desc) {
+        return matrix_tiles(caps, desc, splits);
     }
     // K and V are bound as `array<vec4<u32>>`: every 32-bit word the kernel reads must lie in a
     // whole vec4 of the binding, which holds when the bytes they need, rounded up to words, are
@@ -297,7 +308,187 @@ pub fn fit_tiles(
         early_v: knob("decode_vearly")
             .map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1),
         vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
+        matrix: false,
     })
+}
+
+/// Fragment size of the cooperative-matrix decode kernel (16x16x16 f16, f32 accumulators).
+const MATRIX_FRAG: u32 = 16;
+/// Elements of padding per staged row of K and V (16 bytes of f16).
+const MATRIX_PAD: u32 = 8;
+
+/// Workgroup memory the cooperative-matrix decode kernel stays within: on the H200 a
+/// workgroup of more than 32 KB ran one to an SM (sweep 9 of
+/// benches/results/h200-2026-11-30l-sweeps: d64, 16384 keys, 23 us at 15.4 KB, 37 us padded to
+/// 33.9 or 46 KB).
+const MATRIX_BUDGET_BYTES: u32 = 31 * 1024;
+
+/// The cooperative-matrix decode kernel's shape (`wgsl/vector_coop.wgsl`): one subgroup of 32
+/// per O fragment, 16 softmax threads a row with 4 keys each.
+#[derive(Debug, Clone, Copy)]
+struct MatrixShape {
+    subgroups: u32,
+    threads: u32,
+    /// Keys per tile.
+    keys: u32,
+}
+
+impl MatrixShape {
+    fn new(desc: &AttentionDesc) -> Self {
+        let subgroups = desc.v_head_dim / MATRIX_FRAG;
+        MatrixShape {
+            subgroups,
+            threads: 32 * subgroups,
+            keys: 8 * subgroups,
+        }
+    }
+
+    /// `QR`: rows of Q the kernel keeps (8 where it serves at most 8 query vectors, else 16).
+    fn q_rows(&self, desc: &AttentionDesc) -> u32 {
+        if desc.group_size() * desc.q_len <= 8 {
+            8
+        } else {
+            MATRIX_FRAG
+        }
+    }
+
+    /// `KVO`: where the K/V tile starts in `kv_s`, after Q's rows.
+    fn kv_offset(&self, desc: &AttentionDesc) -> u32 {
+        self.q_rows(desc) * (desc.head_dim + MATRIX_PAD)
+    }
+
+    /// `KVE`: f16 elements of `kv_s`: Q's rows, then the tile's K or V (they take turns).
+    fn kv_elems(&self, desc: &AttentionDesc) -> u32 {
+        self.kv_offset(desc) + self.keys * (desc.head_dim.max(desc.v_head_dim) + MATRIX_PAD)
+    }
+
+    /// `SB`: floats of the score array (the scores of each half of the head dims, or each
+    /// subgroup's O fragment for a rescale or the output).
+    fn score_elems(&self) -> u32 {
+        (2 * MATRIX_FRAG * (self.keys + 4)).max(self.subgroups * MATRIX_FRAG * MATRIX_FRAG)
+            + crate::tune::knob("decode_sb_pad").unwrap_or(0)
+    }
+
+    /// Workgroup memory, bytes: Q and the K/V buffer, the scores, P, the rows' factors and
+    /// statistics.
+    fn workgroup_bytes(&self, desc: &AttentionDesc) -> u32 {
+        2 * self.kv_elems(desc)
+            + 4 * self.score_elems()
+            + 2 * MATRIX_FRAG * (self.keys + MATRIX_PAD)
+            + 4 * MATRIX_FRAG
+            + 16 * MATRIX_FRAG
+    }
+}
+
+/// The longest cache `Path::Auto`'s decode kernel takes cooperative matrices for (knob
+/// `decode_coop=1` takes them at every length, `=0` never). H200, f16, 32/8 heads, q_len 1
+/// (sweep 13 of benches/results/h200-2026-11-30l-sweeps, µs): d128 at 256 / 1024 / 4096 keys
+/// 11.4 / 15.0 / 15.9 against the f32 vector kernel's 13.5 / 17.4 / 18.0, at 16384 keys 42.7
+/// against 38.3 (131072: 202 against 177); d64 at 4096 14.9 against 15.3, at 16384 23.0 against
+/// 21.5. The
+/// matrix kernel keeps a tile of K and one of V in flight per workgroup, which long caches
+/// need more of than it has (BENCHMARKS.md).
+pub const MATRIX_MAX_KV_LEN: u32 = 4096;
+
+/// Whether the decode kernel takes cooperative matrices for `desc`: where they serve it
+/// ([`matrix_serves`]) against at most [`MATRIX_MAX_KV_LEN`] keys (knob `decode_coop`).
+pub fn matrix_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    matrix_serves(caps, desc)
+        && match crate::tune::knob("decode_coop") {
+            Some(1) => true,
+            _ => desc.kv_len <= MATRIX_MAX_KV_LEN,
+        }
+}
+
+/// Whether the cooperative-matrix decode kernel serves `desc` on an adapter with `caps`: f16
+/// on listed 16x16 f16 fragments with 32-wide subgroups, K and V in 16-byte words, head dims a
+/// multiple of 32 up to 128 (each subgroup holds half of Q's fragments), value head dims 64 or
+/// 128 (a subgroup per O fragment), within the workgroup memory. Knob `decode_coop=0` turns it
+/// off.
+pub fn matrix_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    desc.dtype == crate::desc::DType::F16
+        && crate::tune::knob("decode_coop") != Some(0)
+        && crate::kernels::fused_coop::runnable(caps, desc.dtype) == Some((MATRIX_FRAG, false))
+        && caps.subgroup_min_size == 32
+        && kv_in_16_byte_words(desc)
+        && desc.head_dim.is_multiple_of(32)
+        && desc.head_dim <= 128
+        && [64, 128].contains(&desc.v_head_dim)
+        && 2 * desc.v_head_dim <= caps.max_invocations_per_workgroup
+        && 2 * desc.v_head_dim <= caps.max_workgroup_size_x
+        && MatrixShape::new(desc).workgroup_bytes(desc)
+            <= MATRIX_BUDGET_BYTES.min(caps.max_workgroup_storage_bytes)
+}
+
+/// Tiles and splits of the cooperative-matrix decode kernel (see [`matrix_serves`]).
+fn matrix_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    splits: Option<u32>,
+) -> Result<VectorTiles> {
+    let shape = MatrixShape::new(desc);
+    let (threads, keys) = (shape.threads, shape.keys);
+    let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
+    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
+    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
+    let wanted = match splits {
+        Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
+        Some(n) => n.min(desc.kv_len.div_ceil(keys)),
+        None => target_workgroups(caps)
+            .div_ceil(base)
+            .clamp(1, max_splits.max(1)),
+    };
+    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, keys);
+    Ok(VectorTiles {
+        rows,
+        block_k: keys,
+        workgroup_size: threads,
+        kv_splits,
+        split_len,
+        workgroup_bytes: shape.workgroup_bytes(desc),
+        lanes_per_key: 0,
+        key_groups: 0,
+        merge_vec4s: 0,
+        early_v: false,
+        vectorized: true,
+        matrix: true,
+    })
+}
+
+/// The split pass of the cooperative-matrix decode kernel.
+fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles) -> ShaderVariant {
+    let shape = MatrixShape::new(desc);
+    ShaderVariant {
+        entry: KernelEntry::VectorCoop,
+        dtype: desc.dtype,
+        stage: desc.dtype,
+        coop: Some(CoopHeader {
+            frag: MATRIX_FRAG,
+            q_frags: desc.head_dim / MATRIX_FRAG,
+            o_frags: desc.v_head_dim / MATRIX_FRAG,
+            q_parts: 1,
+            word_staging: false,
+            split: false,
+        }),
+        constants: vec![
+            ("RQ", t.rows),
+            ("HEAD_DIM", desc.head_dim),
+            ("V_HEAD_DIM", desc.v_head_dim),
+            ("NW", shape.subgroups),
+            ("WG", shape.threads),
+            ("BK", shape.keys),
+            ("NKB", shape.keys / MATRIX_FRAG),
+            ("KVE", shape.kv_elems(desc)),
+            ("SB", shape.score_elems()),
+            ("QR", shape.q_rows(desc)),
+            ("KVO", shape.kv_offset(desc)),
+            ("MASK_KIND", mask_kind(desc)),
+            (
+                "ABLATE",
+                crate::tune::knob("decode_ablate").unwrap_or(0) & (4 | 32),
+            ),
+        ],
+    }
 }
 
 /// Bytes of the split scratch: per split and query vector, `v_head_dim` outputs, a max and a sum
@@ -383,8 +574,10 @@ pub fn plan(
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     // Profiling only (wrong results): 1 no reduce pass, 4 no KV tiles (the fixed costs).
     let ablate = crate::tune::knob("decode_ablate").unwrap_or(0);
-    let mut dispatches = vec![Dispatch {
-        variant: variant(
+    let split_pass = if t.matrix {
+        matrix_variant(desc, t)
+    } else {
+        variant(
             KernelEntry::Vector,
             vec![
                 ("RG", t.rows),
@@ -402,7 +595,10 @@ pub fn plan(
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", ablate & 4),
             ],
-        ),
+        )
+    };
+    let mut dispatches = vec![Dispatch {
+        variant: split_pass,
         workgroups: [t.kv_splits, desc.kv_heads * groups_per_head, desc.batch],
         head_base: 0,
         head_count: heads,
@@ -491,6 +687,51 @@ mod tests {
         let p = plan(&caps, &odd, &PlanOptions::default()).unwrap();
         assert!(matches!(p.kernel(), Kernel::Unfused), "{p}");
         assert!(p.reason().contains("decode kernel cannot serve"), "{p}");
+    }
+
+    #[test]
+    fn cooperative_matrices_take_f16_decode_against_short_caches_where_listed() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let d = |q, kv, dim| AttentionDesc::new(1, 32, 8, q, kv, dim).with_dtype(DType::F16);
+        for dim in [64, 128] {
+            let t = fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap();
+            assert!(t.matrix, "{t:?}");
+            // One 16-row fragment block: its threads one subgroup per O fragment, within the
+            // workgroup memory that keeps two workgroups an SM.
+            assert_eq!(t.workgroup_size, 2 * dim);
+            assert!(t.workgroup_bytes <= MATRIX_BUDGET_BYTES, "{t:?}");
+            assert!(t.kv_splits * t.split_len >= 4096 && t.split_len.is_multiple_of(t.block_k));
+            // Longer caches and f32: the f32 vector kernel.
+            assert!(!fit_tiles(&nvidia, &d(1, 4097, dim), None).unwrap().matrix);
+            let f32 = d(1, 4096, dim).with_dtype(DType::F32);
+            assert!(!fit_tiles(&nvidia, &f32, None).unwrap().matrix);
+            // 16 query vectors a workgroup keep all of Q's 16 rows: within the budget at d64,
+            // not at d128.
+            let sixteen = fit_tiles(&nvidia, &d(4, 4096, dim), None).unwrap();
+            assert_eq!(sixteen.matrix, dim == 64, "{sixteen:?}");
+        }
+        assert!(
+            fit_tiles(&nvidia, &d(2, 1000, 96).with_v_head_dim(64), None)
+                .unwrap()
+                .matrix
+        );
+        for dim in [80, 160, 256] {
+            assert!(!fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap().matrix);
+        }
+        // Apple lists 8x8 fragments only; lavapipe none.
+        for caps in [Capabilities::apple_m_series(), Capabilities::lavapipe()] {
+            assert!(!fit_tiles(&caps, &d(1, 4096, 128), None).unwrap().matrix);
+        }
+        // The plan names it.
+        let p = crate::planner::plan(
+            &nvidia,
+            &d(1, 4096, 128),
+            &crate::planner::PlanOptions::default(),
+        )
+        .unwrap();
+        assert!(p.to_string().contains(" coop "), "{p}");
+        assert_eq!(p.dispatches()[0].variant.entry, KernelEntry::VectorCoop);
     }
 
     #[test]

@@ -27,9 +27,23 @@ pub fn ctx() -> Option<&'static Context> {
 /// Runs cases and asserts each passes MLX's tolerance against the f64 reference, reporting every
 /// failure (not just the first).
 pub fn assert_cases(ctx: &Context, cases: &[CheckCase]) {
+    assert_cases_on(ctx, cases, 1000, |_| true);
+}
+
+/// [`assert_cases`] with seeds from `seed0`, each case also failing where its plan's kernel is
+/// not one `kernel_ok` accepts.
+pub fn assert_cases_on(
+    ctx: &Context,
+    cases: &[CheckCase],
+    seed0: u64,
+    kernel_ok: impl Fn(&wgpu_sdpa::Kernel) -> bool,
+) {
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
-        match run_case(ctx, case, 1000 + i as u64) {
+        match run_case(ctx, case, seed0 + i as u64) {
+            Ok(o) if !kernel_ok(&o.kernel) => {
+                failures.push(format!("{}: not the expected kernel: {}", case.name, o.plan))
+            }
             Ok(o) if o.comparison.passed() => {}
             Ok(o) => failures.push(format!("{}: {:?} ({})", case.name, o.comparison, o.plan)),
             Err(e) => failures.push(format!("{}: error {e}", case.name)),

@@ -1,0 +1,18 @@
+set -uo pipefail
+# Sweep 3: the decode kernel with half its workgroups (linear index / STAGGER odd) started half a
+# tile early (knob decode_stagger), out of step with the others.
+t=/tmp/s3; mkdir -p $t
+r="bash .device/on-device.sh"
+d="--decode --len 4096,16384,32768,131072"
+ks="none decode_stagger=132 decode_stagger=1 decode_stagger=66 decode_stagger=8"
+for k in $ks; do
+  WGPU_SDPA_TUNE=$k $r .device/pipeline_stats --heads 32,8 --q-len 1 --kv-len 16384 --hdim 128 --dtype f16 > $t/ps-$k.txt 2>&1
+done
+for i in 1 2; do
+  for k in $ks; do WGPU_SDPA_TUNE=$k $r .device/sdpa bench $d > $t/$k-$i.txt 2>&1; done
+done
+WGPU_SDPA_TUNE=decode_stagger=132 $r .device/sdpa check --filter vector > $t/check.txt 2>&1; echo "exit $?" >> $t/check.txt
+tar -C /tmp -czf $OUT/s3.tgz s3
+tail -2 $t/check.txt
+cd $t; for f in ps-*; do echo "$f: $(grep -i -E 'regist|plan' $f | head -4 | tr '\n' ' ' | cut -c1-300)"; done
+for f in *-[12].txt; do echo "$f: $(grep -E '^ *[0-9]+, ' $f | awk -F, '{printf "%s:%s/%s ", $3, $18, $19}')"; done
