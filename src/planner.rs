@@ -313,6 +313,15 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             tiles = more;
         }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
+        let reason = if tiles.matrix {
+            format!(
+                "{reason}; cooperative matrices 16x16 listed by the adapter, kv_len {} <= {}",
+                desc.kv_len,
+                vector::MATRIX_MAX_KV_LEN
+            )
+        } else {
+            reason
+        };
         Ok(Plan {
             desc: desc.clone(),
             kernel: Kernel::Vector(tiles),

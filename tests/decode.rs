@@ -392,5 +392,10 @@ fn cooperative_matrix_decode_where_listed() {
         .with_v_head_dim(64)
         .with_dtype(DType::F16);
     cases.push(case("d96 dv64".into(), dv, None, Inputs::Normal));
-    assert_cases_on(ctx, &cases, 2000, |k| matches!(k, Kernel::Vector(t) if t.matrix));
+    assert_cases_on(
+        ctx,
+        &cases,
+        2000,
+        |k| matches!(k, Kernel::Vector(t) if t.matrix),
+    );
 }

@@ -41,9 +41,10 @@ pub fn assert_cases_on(
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         match run_case(ctx, case, seed0 + i as u64) {
-            Ok(o) if !kernel_ok(&o.kernel) => {
-                failures.push(format!("{}: not the expected kernel: {}", case.name, o.plan))
-            }
+            Ok(o) if !kernel_ok(&o.kernel) => failures.push(format!(
+                "{}: not the expected kernel: {}",
+                case.name, o.plan
+            )),
             Ok(o) if o.comparison.passed() => {}
             Ok(o) => failures.push(format!("{}: {:?} ({})", case.name, o.comparison, o.plan)),
             Err(e) => failures.push(format!("{}: error {e}", case.name)),
