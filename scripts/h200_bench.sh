@@ -24,9 +24,14 @@ $run bench --dtype f16 --hdim 128 --len 32768 --fused-only --budget-ms 100 > "$o
   python3 .device/torch_sdpa_bench.py --hdim 64 128 --lens 4096 --mask causal
 } > "$out/torch.txt" 2>&1
 # Decode (issue #5): q_len 1, 32/8 heads, head dim 128, f16.
-$run bench --decode --len 256,1024,4096,16384,32768,65536,131072 --json "$out/decode.json" > "$out/decode.txt" 2>&1
+# The planner's decode kernels (cooperative matrices up to 4096 keys, f32 math beyond), then the
+# f32 kernel at every length for comparison.
+lens=256,1024,2048,4096,8192,16384,32768,65536,131072
+$run bench --decode --len $lens --json "$out/decode.json" > "$out/decode.txt" 2>&1
+WGPU_SDPA_TUNE=decode_coop=0 $run bench --decode --len $lens --json "$out/decode-vector.json" \
+  > "$out/decode-vector.txt" 2>&1
 python3 .device/torch_sdpa_bench.py --decode --dtype float16 --hdim 128 --heads 32 8 \
-  --lens 256 1024 4096 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
+  --lens 256 1024 2048 4096 8192 16384 32768 65536 131072 > "$out/torch-decode.txt" 2>&1
 # Short queries against long caches (chunked prefill, speculative decoding): the planner's kernel
 # (the decode kernel, or a fused one with the keys split), the fused kernel with --no-decode, and
 # PyTorch.
