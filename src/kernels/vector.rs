@@ -401,19 +401,20 @@ pub fn matrix_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
 }
 
 /// Whether the cooperative-matrix decode kernel serves `desc` on an adapter with `caps`: f16
-/// on listed 16x16 f16 fragments with 32-wide subgroups, K and V in 16-byte words, head dims a
-/// multiple of 32 up to 128 (each subgroup holds half of Q's fragments), value head dims 64 or
-/// 128 (a subgroup per O fragment), within the workgroup memory. Knob `decode_coop=0` turns it
-/// off.
+/// on listed 16x16 f16 fragments with 32-wide subgroups, K and V in 16-byte words, head dims 64,
+/// 96 or 128 (the kernel takes any multiple of 32 up to 128: each subgroup takes half of Q's
+/// fragments), value head dims 64 or 128 (a subgroup per O fragment) and no larger than the
+/// head dim (the pairs run on the H200: d64, d96/dv64, d128, d128/dv64), within the workgroup
+/// memory. Knob `decode_coop=0` turns it off.
 pub fn matrix_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     desc.dtype == crate::desc::DType::F16
         && crate::tune::knob("decode_coop") != Some(0)
         && crate::kernels::fused_coop::runnable(caps, desc.dtype) == Some((MATRIX_FRAG, false))
         && caps.subgroup_min_size == 32
         && kv_in_16_byte_words(desc)
-        && desc.head_dim.is_multiple_of(32)
-        && desc.head_dim <= 128
+        && [64, 96, 128].contains(&desc.head_dim)
         && [64, 128].contains(&desc.v_head_dim)
+        && desc.v_head_dim <= desc.head_dim
         && 2 * desc.v_head_dim <= caps.max_invocations_per_workgroup
         && 2 * desc.v_head_dim <= caps.max_workgroup_size_x
         && MatrixShape::new(desc).workgroup_bytes(desc)
@@ -716,9 +717,15 @@ mod tests {
                 .unwrap()
                 .matrix
         );
-        for dim in [80, 160, 256] {
+        for dim in [32, 80, 160, 256] {
             assert!(!fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap().matrix);
         }
+        // Value head dims past the head dim were not run on a GPU: the f32 vector kernel.
+        assert!(
+            !fit_tiles(&nvidia, &d(1, 4096, 64).with_v_head_dim(128), None)
+                .unwrap()
+                .matrix
+        );
         // Apple lists 8x8 fragments only; lavapipe none.
         for caps in [Capabilities::apple_m_series(), Capabilities::lavapipe()] {
             assert!(!fit_tiles(&caps, &d(1, 4096, 128), None).unwrap().matrix);
