@@ -313,14 +313,19 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             tiles = more;
         }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
-        let reason = if tiles.matrix {
-            format!(
+        let reason = match (tiles.matrix, desc.kv_len <= vector::MATRIX_MAX_KV_LEN) {
+            (true, true) => format!(
                 "{reason}; cooperative matrices 16x16 listed by the adapter, kv_len {} <= {}",
                 desc.kv_len,
                 vector::MATRIX_MAX_KV_LEN
-            )
-        } else {
-            reason
+            ),
+            // Past the limit only where knob `decode_coop=1` asks for them.
+            (true, false) => {
+                format!(
+                    "{reason}; cooperative matrices 16x16 listed by the adapter (decode_coop=1)"
+                )
+            }
+            (false, _) => reason,
         };
         Ok(Plan {
             desc: desc.clone(),

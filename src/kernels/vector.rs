@@ -285,16 +285,7 @@ pub fn fit_tiles(
         .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
-    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
-    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
-    let wanted = match splits {
-        Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
-        Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
-        None => target_workgroups(caps)
-            .div_ceil(base)
-            .clamp(1, max_splits.max(1)),
-    };
-    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, block_k);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
     Ok(VectorTiles {
         rows,
         block_k,
@@ -310,6 +301,28 @@ pub fn fit_tiles(
         vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
         matrix: false,
     })
+}
+
+/// `(kv_splits, split_len)` of a decode split pass with `rows` query vectors a workgroup and
+/// tiles of `block_k` keys: `splits` where forced (at most one a tile), else as many as fill
+/// [`target_workgroups`] with splits of at least [`MIN_SPLIT_KEYS`] keys.
+fn key_splits_for(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    rows: u32,
+    block_k: u32,
+    splits: Option<u32>,
+) -> Result<(u32, u32)> {
+    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
+    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
+    let wanted = match splits {
+        Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
+        Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
+        None => target_workgroups(caps)
+            .div_ceil(base)
+            .clamp(1, max_splits.max(1)),
+    };
+    Ok(crate::kernels::key_splits(desc.kv_len, wanted, block_k))
 }
 
 /// Fragment size of the cooperative-matrix decode kernel (16x16x16 f16, f32 accumulators).
@@ -385,19 +398,18 @@ impl MatrixShape {
 /// (sweep 13 of benches/results/h200-2026-11-30l-sweeps, µs): d128 at 256 / 1024 / 4096 keys
 /// 11.4 / 15.0 / 15.9 against the f32 vector kernel's 13.5 / 17.4 / 18.0, at 16384 keys 42.7
 /// against 38.3 (131072: 202 against 177); d64 at 4096 14.9 against 15.3, at 16384 23.0 against
-/// 21.5. The
-/// matrix kernel keeps a tile of K and one of V in flight per workgroup, which long caches
-/// need more of than it has (BENCHMARKS.md).
+/// 21.5. The matrix kernel keeps a tile of K and one of V in flight per workgroup, which long
+/// caches need more of than it has (BENCHMARKS.md).
 pub const MATRIX_MAX_KV_LEN: u32 = 4096;
 
 /// Whether the decode kernel takes cooperative matrices for `desc`: where they serve it
 /// ([`matrix_serves`]) against at most [`MATRIX_MAX_KV_LEN`] keys (knob `decode_coop`).
 pub fn matrix_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
-    matrix_serves(caps, desc)
-        && match crate::tune::knob("decode_coop") {
-            Some(1) => true,
-            _ => desc.kv_len <= MATRIX_MAX_KV_LEN,
-        }
+    match crate::tune::knob("decode_coop") {
+        Some(0) => false,
+        Some(1) => matrix_serves(caps, desc),
+        _ => desc.kv_len <= MATRIX_MAX_KV_LEN && matrix_serves(caps, desc),
+    }
 }
 
 /// Whether the cooperative-matrix decode kernel serves `desc` on an adapter with `caps`: f16
@@ -405,10 +417,9 @@ pub fn matrix_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
 /// 96 or 128 (the kernel takes any multiple of 32 up to 128: each subgroup takes half of Q's
 /// fragments), value head dims 64 or 128 (a subgroup per O fragment) and no larger than the
 /// head dim (the pairs run on the H200: d64, d96/dv64, d128, d128/dv64), within the workgroup
-/// memory. Knob `decode_coop=0` turns it off.
+/// memory.
 pub fn matrix_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     desc.dtype == crate::desc::DType::F16
-        && crate::tune::knob("decode_coop") != Some(0)
         && crate::kernels::fused_coop::runnable(caps, desc.dtype) == Some((MATRIX_FRAG, false))
         && caps.subgroup_min_size == 32
         && kv_in_16_byte_words(desc)
@@ -430,16 +441,7 @@ fn matrix_tiles(
     let shape = MatrixShape::new(desc);
     let (threads, keys) = (shape.threads, shape.keys);
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
-    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
-    let wanted = match splits {
-        Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
-        Some(n) => n.min(desc.kv_len.div_ceil(keys)),
-        None => target_workgroups(caps)
-            .div_ceil(base)
-            .clamp(1, max_splits.max(1)),
-    };
-    let (kv_splits, split_len) = crate::kernels::key_splits(desc.kv_len, wanted, keys);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits)?;
     Ok(VectorTiles {
         rows,
         block_k: keys,
