@@ -6,6 +6,8 @@
 //!
 //! - rows whose every key is masked (boolean, additive -inf, causal) come out as exact zeros;
 //! - additive -inf masks never produce NaN;
+//! - scores that rise far past the running max in later key tiles (an additive +40..+100 on keys
+//!   past the first tiles: the decode kernel's lazily raised max, one split and three);
 //! - a key whose K row is -inf: excluded, as IEEE arithmetic and the reference say, when q·k is
 //!   -inf; the cases where IEEE gives NaN or every key is -inf are pinned to the documented
 //!   behaviour (README "Reliability");
@@ -332,6 +334,70 @@ fn additive_minus_infinity_never_gives_nan() {
             };
             let (out, reference) = run(ctx, &desc, &choice, &inputs);
             assert!(out.iter().all(|x| x.is_finite()), "{} {dtype}", choice.name);
+            assert_matches(&format!("{} {dtype}", choice.name), &desc, &out, &reference);
+        }
+    }
+}
+
+#[test]
+fn scores_rising_far_past_the_running_max_in_later_tiles() {
+    let Some(ctx) = ctx() else { return };
+    let (b, hq, hkv, lk, d) = (1, 8, 2, 300, 64);
+    for dtype in dtypes(ctx) {
+        let mut choices = kernels(ctx, dtype);
+        choices.push(KernelChoice {
+            name: "decode",
+            options: PlanOptions {
+                path: Path::Vector,
+                decode_splits: Some(3),
+                ..ctx.plan_options()
+            },
+            max_q_len: wgpu_sdpa::kernels::vector::MAX_Q_LEN,
+        });
+        for choice in choices {
+            let lq = choice.q_len(4);
+            let layout = MaskLayout::dense(true, true, hq, lq, lk);
+            let desc = AttentionDesc::new(b, hq, hkv, lq, lk, d)
+                .with_dtype(dtype)
+                .with_mask(Mask::Additive(layout));
+            let mut rng = Rng(7);
+            let n = desc.required_elements(Tensor::Mask);
+            // Per row (h, i): small noise everywhere, one key past the first tile raised by
+            // 40..70 and one near the end by 70..100 (natural units; x log2(e) in the kernels'
+            // log2 scores: far past any lazy-rescale threshold, and past f32's exp2 range).
+            let mask: Vec<f64> = (0..n)
+                .map(|e| {
+                    let key = (e % lk as u64) as u32;
+                    let row = (e / lk as u64) as u32;
+                    let first = 70 + (row * 37) % 150;
+                    let second = 240 + (row * 11) % 60;
+                    let x = if key == first {
+                        40.0 + (row % 4) as f64 * 10.0
+                    } else if key == second {
+                        70.0 + (row % 4) as f64 * 10.0
+                    } else {
+                        rng.next() - 0.5
+                    };
+                    round(dtype, &[x])[0]
+                })
+                .collect();
+            let inputs = Inputs {
+                q: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::Q), -1.0, 1.0),
+                ),
+                k: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::K), -1.0, 1.0),
+                ),
+                v: round(
+                    dtype,
+                    &rng.uniform(desc.required_elements(Tensor::V), 0.0, 1.0),
+                ),
+                mask_bool: None,
+                mask_add: Some(mask),
+            };
+            let (out, reference) = run(ctx, &desc, &choice, &inputs);
             assert_matches(&format!("{} {dtype}", choice.name), &desc, &out, &reference);
         }
     }

@@ -6,7 +6,7 @@
 //!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
 //! - the GPU defaults a CPU adapter skips: the portable kernel's register prefetch, grid fill
 //!   and 8 query rows per thread where the blocks allow; the decode kernel's V loads at the start
-//!   of a tile;
+//!   of a tile, and with them (f16, head dim 128) its next tile's K loaded a tile ahead;
 //! - 8 keys per thread in the portable kernel's S (what its 128-row blocks take on GPUs with 48
 //!   KiB, which lavapipe's 32 KiB cannot hold) on every tile that allows it, with 8 rows where
 //!   the output allows them;
@@ -17,7 +17,7 @@ mod common;
 
 use common::{assert_cases, ctx};
 use wgpu_sdpa::check::{default_matrix, CheckCase};
-use wgpu_sdpa::{AttentionDesc, CausalAlignment, DType, Mask, Path};
+use wgpu_sdpa::{plan, AttentionDesc, CausalAlignment, DType, Mask, Path, PlanOptions};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
@@ -85,6 +85,25 @@ fn child_runs_the_matrix() {
         cases.push(case);
     }
     assert_cases(ctx, &cases);
+    // The GPU defaults of the decode kernel: some case must have run its K a tile ahead.
+    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_vearly=1")) {
+        let ahead = cases
+            .iter()
+            .filter(|c| {
+                let options = PlanOptions {
+                    path: c.path,
+                    ..ctx.plan_options()
+                };
+                plan(ctx.capabilities(), &c.desc, &options)
+                    .is_ok_and(|p| p.to_string().contains(" k_ahead "))
+            })
+            .count();
+        assert!(
+            ahead > 0,
+            "no case ran the decode kernel with K a tile ahead"
+        );
+        eprintln!("{ahead} cases ran the decode kernel with K a tile ahead");
+    }
     eprintln!(
         "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",
         cases.len(),

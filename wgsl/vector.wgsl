@@ -6,8 +6,7 @@
 // [split * split_len, (split + 1) * split_len), in tiles of BK keys. K and V never pass through
 // workgroup memory: every thread reads its share of them from storage straight into registers, in
 // "chunks" of 8 elements (16 bytes of f16: one `vec4<u32>` load; 32 bytes of f32: two), all of a
-// tile's loads issued together at its start. (Issuing the next tile's loads a tile early was
-// slower on the H200: the registers it holds cost occupancy.)
+// tile's loads issued together at its start, or a tile ahead (PF).
 //
 // Per tile:
 //   1. K: thread t reads key j = t / LPK of the tile, chunks u, u + LPK, ... (u = t % LPK, at most
@@ -15,13 +14,24 @@
 //      in workgroup memory, f32) to `red_s`. LPK threads cover one key row, so a warp reads whole
 //      32-byte sectors.
 //   2. One thread per (query vector, key) adds the LPK partials and applies scale and mask
-//      (`masked_score`, wgsl/mask.wgsl): the tile's scores, in `p_s`.
+//      (`masked_score`, wgsl/mask.wgsl), and turns the score into P = exp2(s - m) against the
+//      workgroup's running max m of the query vector, once for every thread of step 3. The max is
+//      raised lazily: only where a score passes m + RESCALE_LOG2 (P stays below 2^32 in f32, so
+//      nothing is lost), which such a thread flags with the tile's largest score (a workgroup
+//      atomic); the first tile of a split always does.
 //   3. P V: thread t owns the 8 output columns of chunk c = t % DV8, a block of 4 query vectors
 //      (rb) and every NKG-th key of the tile (key group g); it reads its keys' V chunks straight
-//      from storage and keeps its own online softmax (max, sum, output) per query vector for its
-//      key group: no cross-thread reduction and no serial softmax per tile, only two barriers.
-// At the end the NKG key groups' states are merged in workgroup memory (max, rescale, sum; MV of
-// each thread's 8 output vec4s a pass, as workgroup memory allows). With
+//      from storage and P from step 2, and adds P V and P to its own output and sum. In a flagged
+//      tile it first rescales them to the new max and takes P from the scores itself. Two
+//      barriers a tile. (Before: each thread of step 3 kept its own online softmax per key
+//      group, exp2 of each of its scores: every exponential 16 times over at head dim 128. On
+//      the H200 that kernel was 2-4% faster than this one without PF; this one, 128 registers
+//      with PF, is 3-5% faster from 32768 keys: BENCHMARKS.md, twelfth session.)
+// With PF = 1 the next tile's K chunks are loaded a tile ahead, into registers step 1 of this tile
+// has not freed yet (the host sets it where that was measured faster: f16, head dim 128, GPUs;
+// on the H200, V a tile ahead as well took 169 registers, one workgroup an SM, and was slower).
+// At the end the NKG key groups' outputs and sums (all against the same max) are added in
+// workgroup memory (MV of each thread's 8 output vec4s a pass, as workgroup memory allows). With
 // one split the kernel writes the output; with several it writes each split's unnormalised
 // output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
 //
@@ -40,10 +50,12 @@ override LPK: u32 = 4u;         // threads per key row in step 1: ceil(HEAD_DIM 
 override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * ceil(RG / 4))
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
-override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG * MV)
+override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 4 * NKG * NRB, 4 * WG * MV)
 override VEARLY: u32 = 1u;      // 1: a tile's first V loads issued at its start; 0: in step 3
 override MV: u32 = 1u;          // output vec4s a thread merges per pass: 1, 2, 4 or 8 (RED >= 4 * WG * MV)
-override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
+override PF: u32 = 0u;          // 1: the next tile's K chunks loaded a tile ahead
+override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles, 32 no K/V loads
+const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
 @group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
@@ -55,9 +67,16 @@ override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
 var<workgroup> q_s: array<vec4<f32>, RG * HEAD_DIM / 4u>;
 // Step 1's partial dot products, and the final merge.
 var<workgroup> red_s: array<f32, RED>;
-// Step 2's scores, [query vector][key]: apart from red_s, so that step 1 of the next tile may
-// write its partials while slower threads still read this tile's scores in step 3.
-var<workgroup> p_s: array<f32, RG * BK>;
+// Step 2's P and scores, [key][block of 4 query vectors]: apart from red_s, so that step 1 of the
+// next tile may write its partials while slower threads still read this tile's P in step 3.
+var<workgroup> p_s: array<vec4<f32>, BK * ((RG + 3u) / 4u)>;
+var<workgroup> s_s: array<vec4<f32>, BK * ((RG + 3u) / 4u)>;
+// By tile parity: the running max per query vector (blocks of 4) that the tile's P is relative
+// to; the tile's flag (some score passed m + RESCALE_LOG2) and largest such score per query
+// vector (`ordered`). Tile n reads its parity's and writes (max) or resets the other's.
+var<workgroup> m_s: array<vec4<f32>, 2u * ((RG + 3u) / 4u)>;
+var<workgroup> tmax_s: array<atomic<u32>, 8u * ((RG + 3u) / 4u)>;
+var<workgroup> flag_s: array<atomic<u32>, 2>;
 // Per query vector (in blocks of 4): the workgroup's max and sum after the merge.
 var<workgroup> fin_s: array<f32, 64>;
 
@@ -110,7 +129,7 @@ fn shift16(x: u32, y: u32) -> u32 {
 // Elements [e, e + 8) of K (`from_v` false) or V (true), or zeros where `ok` is false.
 fn load_chunk(from_v: bool, e: u32, ok: bool) -> Raw {
     var r = Raw();
-    if (!ok) {
+    if (!ok || (ABLATE & 32u) != 0u) {
         return r;
     }
     if (VEC == 1u) {
@@ -194,24 +213,35 @@ fn dot_chunk(r: u32, c: u32, x: Chunk) -> f32 {
     return dot(q_s[at], x.lo) + dot(q_s[at + 1u], x.hi);
 }
 
-// The score of key j (of the tile) for query vector r; EXCLUDED past RG or BK.
-fn score(r: u32, j: u32) -> f32 {
-    if (r < RG && j < BK) {
-        return p_s[r * BK + j];
+// A score as a u32 whose order is the floats' (scores are finite); 0 lies below every score.
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn unordered(u: u32) -> f32 {
+    return bitcast<f32>(select(~u, u & 0x7fffffffu, (u & 0x80000000u) != 0u));
+}
+
+// P of key j (of the tile) for the 4 query vectors of block rb: step 2's, or exp2 of the scores
+// against `m` in a flagged tile; zeros past BK.
+fn probs4(rb: u32, j: u32, slow: bool, m: vec4<f32>) -> vec4<f32> {
+    let nrb = (RG + 3u) / 4u;
+    var x = vec4<f32>();
+    if (j < BK) {
+        if (slow) {
+            x = exp2(s_s[j * nrb + rb] - m);
+        } else {
+            x = p_s[j * nrb + rb];
+        }
     }
-    return EXCLUDED;
+    return x;
 }
 
-// The scores of key j for the 4 query vectors of block rb.
-fn scores4(rb: u32, j: u32) -> vec4<f32> {
-    let r = rb * 4u;
-    return vec4<f32>(score(r, j), score(r + 1u, j), score(r + 2u, j), score(r + 3u, j));
-}
-
-// Thread state of step 3: the online softmax of 4 query vectors over one key group's keys.
+// Thread state of step 3: 4 query vectors' outputs and sums over one key group's keys, relative
+// to the workgroup's running max.
 struct State {
-    m: vec4<f32>,   // running max per query vector (log2 units)
-    l: vec4<f32>,   // running sum
+    l: vec4<f32>,   // sum of P per query vector
     o0l: vec4<f32>, // output columns [8c, 8c + 4) and [8c + 4, 8c + 8) of the 4 query vectors
     o0h: vec4<f32>,
     o1l: vec4<f32>,
@@ -222,26 +252,26 @@ struct State {
     o3h: vec4<f32>,
 }
 
-// Adds keys j0..j3 (scores s0..s3 per query vector, values x0..x3) to the state.
-fn update(st: State, s0: vec4<f32>, s1: vec4<f32>, s2: vec4<f32>, s3: vec4<f32>,
+// The state with each query vector's output and sum multiplied by its `alpha`.
+fn rescale(st: State, alpha: vec4<f32>) -> State {
+    return State(st.l * alpha, st.o0l * alpha.x, st.o0h * alpha.x, st.o1l * alpha.y,
+                 st.o1h * alpha.y, st.o2l * alpha.z, st.o2h * alpha.z, st.o3l * alpha.w,
+                 st.o3h * alpha.w);
+}
+
+// Adds keys j0..j3 (P p0..p3 per query vector, values x0..x3) to the state.
+fn update(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
           x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
     var n = st;
-    let m_new = max(st.m, max(max(s0, s1), max(s2, s3)));
-    let alpha = exp2(st.m - m_new);
-    let p0 = exp2(s0 - m_new);
-    let p1 = exp2(s1 - m_new);
-    let p2 = exp2(s2 - m_new);
-    let p3 = exp2(s3 - m_new);
-    n.m = m_new;
-    n.l = st.l * alpha + ((p0 + p1) + (p2 + p3));
-    n.o0l = st.o0l * alpha.x + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
-    n.o0h = st.o0h * alpha.x + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
-    n.o1l = st.o1l * alpha.y + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;
-    n.o1h = st.o1h * alpha.y + p0.y * x0.hi + p1.y * x1.hi + p2.y * x2.hi + p3.y * x3.hi;
-    n.o2l = st.o2l * alpha.z + p0.z * x0.lo + p1.z * x1.lo + p2.z * x2.lo + p3.z * x3.lo;
-    n.o2h = st.o2h * alpha.z + p0.z * x0.hi + p1.z * x1.hi + p2.z * x2.hi + p3.z * x3.hi;
-    n.o3l = st.o3l * alpha.w + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
-    n.o3h = st.o3h * alpha.w + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
+    n.l = st.l + ((p0 + p1) + (p2 + p3));
+    n.o0l = st.o0l + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
+    n.o0h = st.o0h + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
+    n.o1l = st.o1l + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;
+    n.o1h = st.o1h + p0.y * x0.hi + p1.y * x1.hi + p2.y * x2.hi + p3.y * x3.hi;
+    n.o2l = st.o2l + p0.z * x0.lo + p1.z * x1.lo + p2.z * x2.lo + p3.z * x3.lo;
+    n.o2h = st.o2h + p0.z * x0.hi + p1.z * x1.hi + p2.z * x2.hi + p3.z * x3.hi;
+    n.o3l = st.o3l + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
+    n.o3h = st.o3h + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
     return n;
 }
 
@@ -278,8 +308,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let v_thread = g < NKG;
     let keys_per_group = (BK + NKG - 1u) / NKG;
 
-    var st = State(vec4<f32>(FLOOR), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
-                   vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
+    var st = State(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
+                   vec4<f32>(), vec4<f32>(), vec4<f32>());
+
+    // With PF the first tile's K loads, issued before the queries are staged.
+    var kt_next = KTile();
+    if (PF == 1u) {
+        kt_next = load_k_tile(k_head, key_begin, key_end, jk, uk);
+    }
 
     // The queries, f32, zeros for vectors past the group.
     for (var e = t; e < RG * d4; e += WG) {
@@ -293,15 +329,30 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         q_s[e] = x;
     }
+    // The first tile's max and flags (the other parity's are reset by the first tile).
+    if (t < nrb) {
+        m_s[t] = vec4<f32>(FLOOR);
+    }
+    if (t < 4u * nrb) {
+        atomicStore(&tmax_s[t], 0u);
+    }
+    if (t == 0u) {
+        atomicStore(&flag_s[0], 0u);
+    }
     workgroupBarrier(); // q_s is read by every thread from step 1 on
 
+    var par = 0u; // the tile's parity
     let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
     for (var kb = key_begin; kb < tiles_end; kb += BK) {
-        // This tile's K chunks and (VEARLY) first V rows: the thread's loads are issued together.
-        // (Loading the next tile's K right after step 1, into the registers step 1 frees, was
-        // slower on the H200: kv 16384 in 53 us against 41; so was issuing the first tile's
-        // loads before the queries are staged: 58 us.)
-        let kt = load_k_tile(k_head, kb, key_end, jk, uk);
+        // This tile's K chunks and (VEARLY) first V rows: the thread's loads are issued together;
+        // with PF the next tile's K instead of this one's, issued a tile earlier (zeros past the
+        // split).
+        var kt = kt_next;
+        if (PF == 1u) {
+            kt_next = load_k_tile(k_head, kb + BK, key_end, jk, uk);
+        } else {
+            kt = load_k_tile(k_head, kb, key_end, jk, uk);
+        }
         // With VEARLY the first V rows too, to arrive during steps 1 and 2. (Not on CPU adapters:
         // there is little latency to hide, and SwiftShader, which runs a barrier as a coroutine
         // switch, took over 2 minutes to compile a kernel holding these loads across the
@@ -330,8 +381,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             }
         }
         workgroupBarrier();
-        // 2. Scores: the LPK partials of each (query vector, key), scaled and masked.
-        for (var e = t; e < RG * BK; e += WG) {
+        // 2. Scores: the LPK partials of each (query vector, key), scaled and masked; P against
+        // the running max, or the flag where a score passes it by RESCALE_LOG2. The other
+        // parity's flags are reset for the next tile (their readers finished before the last
+        // barrier).
+        if (t < 4u * nrb) {
+            atomicStore(&tmax_s[(par ^ 1u) * 4u * nrb + t], 0u);
+        }
+        if (t == 0u) {
+            atomicStore(&flag_s[par ^ 1u], 0u);
+        }
+        for (var e = t; e < 4u * nrb * BK; e += WG) {
             let r = e / BK;
             let j = e % BK;
             let qv = query_vector(kv_head, qv0, r);
@@ -343,48 +403,67 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 }
                 s = masked_score(dot_qk, b, qv.h, qv.i, kb + j);
             }
-            p_s[e] = s;
+            let m = m_s[par * nrb + r / 4u][r % 4u];
+            let at = j * nrb + r / 4u;
+            s_s[at][r % 4u] = s;
+            p_s[at][r % 4u] = exp2(s - m);
+            if (s > m + RESCALE_LOG2) {
+                atomicMax(&tmax_s[par * 4u * nrb + r], ordered(s));
+                atomicStore(&flag_s[par], 1u);
+            }
         }
         workgroupBarrier();
         // 3. P V over this thread's key group, 4 keys at a time (the first 4 already loaded with
-        // VEARLY).
+        // VEARLY). In a flagged tile the max first rises to the largest score of each
+        // flagged query vector, the state is rescaled to it and P taken from the scores. The max
+        // the next tile uses goes to the other parity.
         if (v_thread) {
+            let m_old = m_s[par * nrb + rb];
+            var m_new = m_old;
+            let slow = atomicLoad(&flag_s[par]) != 0u;
+            if (slow) {
+                for (var c = 0u; c < 4u; c++) {
+                    let u = atomicLoad(&tmax_s[par * 4u * nrb + rb * 4u + c]);
+                    if (u != 0u) {
+                        m_new[c] = max(m_new[c], unordered(u));
+                    }
+                }
+                st = rescale(st, exp2(m_old - m_new));
+            }
             for (var n = 0u; n < keys_per_group; n += 4u) {
                 let j = g + n * NKG;
                 if (n > 0u || VEARLY == 0u) {
                     vt = load_v_tile(v_head, kb, j, key_end, cv, true);
                 }
-                st = update(st, scores4(rb, j), scores4(rb, j + NKG), scores4(rb, j + 2u * NKG),
-                            scores4(rb, j + 3u * NKG), unpack_chunk(vt.c0), unpack_chunk(vt.c1),
-                            unpack_chunk(vt.c2), unpack_chunk(vt.c3));
+                st = update(st, probs4(rb, j, slow, m_new), probs4(rb, j + NKG, slow, m_new),
+                            probs4(rb, j + 2u * NKG, slow, m_new),
+                            probs4(rb, j + 3u * NKG, slow, m_new), unpack_chunk(vt.c0),
+                            unpack_chunk(vt.c1), unpack_chunk(vt.c2), unpack_chunk(vt.c3));
+            }
+            if (cv == 0u && g == 0u) {
+                m_s[(par ^ 1u) * nrb + rb] = m_new;
             }
         }
+        par ^= 1u;
     }
 
-    // Merge the key groups. Maxes and sums first: red_s[(g * nrb + rb) * 4 + x] holds the max of
-    // query vector rb * 4 + x in key group g, the sums follow at an offset of NKG * nrb * 4.
-    workgroupBarrier(); // step 3's readers of the scores are done (the merge reuses red_s)
-    let slots = NKG * nrb * 4u;
+    // Merge the key groups (all relative to the same max, m_s of the parity after the last
+    // tile): red_s[(g * nrb + rb) * 4 + x] holds the sum of query vector rb * 4 + x in key group
+    // g.
+    workgroupBarrier(); // step 3's readers of P are done (the merge reuses red_s); m_s written
     if (v_thread && cv == 0u) {
         let at = (g * nrb + rb) * 4u;
-        red_s[at] = st.m.x;
-        red_s[at + 1u] = st.m.y;
-        red_s[at + 2u] = st.m.z;
-        red_s[at + 3u] = st.m.w;
-        red_s[slots + at] = st.l.x;
-        red_s[slots + at + 1u] = st.l.y;
-        red_s[slots + at + 2u] = st.l.z;
-        red_s[slots + at + 3u] = st.l.w;
+        red_s[at] = st.l.x;
+        red_s[at + 1u] = st.l.y;
+        red_s[at + 2u] = st.l.z;
+        red_s[at + 3u] = st.l.w;
     }
     workgroupBarrier();
     for (var e = t; e < nrb * 4u; e += WG) {
-        var m_all = FLOOR;
-        for (var kg = 0u; kg < NKG; kg++) {
-            m_all = max(m_all, red_s[kg * nrb * 4u + e]);
-        }
+        let m_all = m_s[par * nrb + e / 4u][e % 4u];
         var l_all = 0.0;
         for (var kg = 0u; kg < NKG; kg++) {
-            l_all += exp2(red_s[kg * nrb * 4u + e] - m_all) * red_s[slots + kg * nrb * 4u + e];
+            l_all += red_s[kg * nrb * 4u + e];
         }
         fin_s[2u * e] = m_all;
         fin_s[2u * e + 1u] = l_all;
@@ -394,20 +473,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
     }
     workgroupBarrier();
-    // Each key group's outputs rescaled to the workgroup's max, then summed over the key groups:
-    // MV of the thread's 8 output vec4s per pass (threads outside the key groups contribute
-    // nothing), one thread per (vec4, column chunk, query block) adding the NKG key groups'.
-    var f = vec4<f32>();
-    if (v_thread) {
-        let mb = rb * 8u;
-        f = exp2(st.m - vec4<f32>(fin_s[mb], fin_s[mb + 2u], fin_s[mb + 4u], fin_s[mb + 6u]));
-    }
+    // The key groups' outputs summed: MV of the thread's 8 output vec4s per pass (threads
+    // outside the key groups contribute nothing), one thread per (vec4, column chunk, query
+    // block) adding the NKG key groups'.
     let slot = nrb * dv8; // one key group's vec4s of one output vec4
     for (var round = 0u; round < 8u / MV; round++) {
         workgroupBarrier(); // the previous pass's readers are done
         if (v_thread) {
             for (var i = 0u; i < MV; i++) {
-                let o = output_vec4(st, round * MV + i) * f[(round * MV + i) / 2u];
+                let o = output_vec4(st, round * MV + i);
                 let at = 4u * (i * WG + t);
                 red_s[at] = o.x;
                 red_s[at + 1u] = o.y;

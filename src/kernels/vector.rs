@@ -122,6 +122,11 @@ pub struct VectorTiles {
     /// in one 16-row fragment block; `lanes_per_key`, `key_groups`, `merge_vec4s` and `early_v`
     /// do not apply.
     pub matrix: bool,
+    /// The next tile's K chunks loaded a tile ahead (`PF` of `wgsl/vector.wgsl`): f16 K in
+    /// 16-byte words on GPUs, head dims 128/128, at most 4 query vectors a workgroup (H200,
+    /// BENCHMARKS.md twelfth session: 3-5% faster from 32768 keys, the same at 16384; d64 and
+    /// more query vectors a workgroup were not faster, or took more registers).
+    pub k_ahead: bool,
 }
 
 /// The shape of a decode workgroup that sizes its reduction array: what [`red_slots`] needs of
@@ -150,10 +155,10 @@ impl From<&VectorTiles> for ReductionShape {
 }
 
 /// `wgsl/vector.wgsl`'s `RED`: f32 slots of its reduction array (step 1's partial dot products,
-/// the key groups' maxes and sums, their outputs `merge` vec4s at a time).
+/// the key groups' sums, their outputs `merge` vec4s at a time).
 fn red_slots(t: ReductionShape) -> u32 {
     (t.lanes_per_key * t.rows * t.block_k)
-        .max(8 * t.key_groups * t.rows.div_ceil(4))
+        .max(4 * t.key_groups * t.rows.div_ceil(4))
         .max(4 * t.workgroup_size * t.merge_vec4s)
 }
 
@@ -164,9 +169,16 @@ fn red_slots(t: ReductionShape) -> u32 {
 /// 176; 8 (36 KB, 147 registers instead of 128) 13 / 18 / 47 / 76 / 235.
 const MERGE_BUDGET_BYTES: u32 = 20 * 1024;
 
-/// `q_s`, `red_s`, `p_s` and `fin_s` of `wgsl/vector.wgsl`.
+/// `q_s`, `red_s`, `p_s`, `s_s`, `m_s`, `tmax_s`, `flag_s` and `fin_s` of `wgsl/vector.wgsl`.
 fn workgroup_bytes(desc: &AttentionDesc, rows: u32, block_k: u32, red: u32) -> u32 {
-    rows * desc.head_dim * 4 + red * 4 + rows * block_k * 4 + 64 * 4
+    let blocks = rows.div_ceil(4);
+    rows * desc.head_dim * 4
+        + red * 4
+        + 2 * block_k * blocks * 16
+        + 2 * blocks * 16
+        + 8 * blocks * 4
+        + 2 * 4
+        + 64 * 4
 }
 
 /// Workgroups the splits aim for: enough to keep every compute unit of a GPU busy, few on a CPU.
@@ -191,7 +203,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
 /// per key row, smaller tiles), `decode_wg` (64..=1024, a power of two) sets the threads per
 /// workgroup, `decode_wgs` sets the workgroups the splits aim for, `decode_merge` (1, 2, 4 or 8)
-/// caps the output vec4s each thread merges per pass at the end; `decode_coop` (see
+/// caps the output vec4s each thread merges per pass at the end, `decode_pf` (0 or 1) sets
+/// [`VectorTiles::k_ahead`]; `decode_coop` (see
 /// [`MATRIX_MAX_KV_LEN`]) and `decode_sb_pad=N` (N more floats of the matrix kernel's score
 /// array: the workgroup-memory sweep) for the cooperative-matrix kernel.
 pub fn fit_tiles(
@@ -286,6 +299,18 @@ pub fn fit_tiles(
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
+    let early_v =
+        knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
+    let vectorized = kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0);
+    let k_ahead = knob("decode_pf").map_or(
+        desc.dtype == crate::desc::DType::F16
+            && vectorized
+            && early_v
+            && rows <= 4
+            && desc.head_dim == 128
+            && desc.v_head_dim == 128,
+        |v| v == 1,
+    );
     Ok(VectorTiles {
         rows,
         block_k,
@@ -296,10 +321,10 @@ pub fn fit_tiles(
         lanes_per_key,
         key_groups,
         merge_vec4s,
-        early_v: knob("decode_vearly")
-            .map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1),
-        vectorized: kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0),
+        early_v,
+        vectorized,
         matrix: false,
+        k_ahead,
     })
 }
 
@@ -455,6 +480,7 @@ fn matrix_tiles(
         early_v: false,
         vectorized: true,
         matrix: true,
+        k_ahead: false,
     })
 }
 
@@ -563,9 +589,10 @@ pub(crate) fn reduce_dispatch(
 /// scratch size.
 ///
 /// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
-/// pass, 4 the KV tiles. On the H200 (32/8 heads, d128, kv 16384, 41 us a call) they showed the
+/// pass, 4 the KV tiles, 32 (the f32-math kernel) the K and V loads (zeros instead). On the H200 (32/8 heads, d128, kv 16384, 41 us a call) they showed the
 /// fixed costs: 6 us a call with neither (one dispatch staging the queries and writing (max,
-/// sum)), 13 us without the tiles, the reduce pass 5 us (benches/results/h200-2026-11-30b-sweeps).
+/// sum)), 13 us without the tiles, the reduce pass 5 us (benches/results/h200-2026-11-30b-sweeps);
+/// 16 us with everything but the loads (twelfth session, sweep 3), against 38-39 with them.
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -595,8 +622,9 @@ pub fn plan(
                 ("RED", red_slots(t.into())),
                 ("MV", t.merge_vec4s),
                 ("VEARLY", t.early_v as u32),
+                ("PF", t.k_ahead as u32),
                 ("MASK_KIND", mask_kind(desc)),
-                ("ABLATE", ablate & 4),
+                ("ABLATE", ablate & 36),
             ],
         )
     };
