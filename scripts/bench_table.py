@@ -5,6 +5,7 @@ into the markdown tables of BENCHMARKS.md (the files `scripts/h200_bench.sh` wri
     python3 scripts/bench_table.py benches/results/h200-2026-11-29             # main table
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --portable  # portable f16 (f32)
     python3 scripts/bench_table.py benches/results/h200-2026-11-29 --decode    # decode sweep
+    python3 scripts/bench_table.py DIR --decode decode-1.json   # another run's file in DIR
     python3 scripts/bench_table.py DIR --short   # short queries against long caches
 """
 import json
@@ -53,8 +54,8 @@ def portable(folder):
         )
 
 
-def decode(folder):
-    ours = json.load(open(f"{folder}/decode.json"))["rows"]
+def decode(folder, name="decode.json"):
+    ours = json.load(open(f"{folder}/{name}"))["rows"]
     torch = torch_by_ksl(f"{folder}/torch-decode.txt")
     # "b2b": the calls back to back between two encoder timestamps, as torch_sdpa_bench.py times
     # a loop of calls with CUDA events; the ratio to PyTorch uses it (like with like).
@@ -122,7 +123,8 @@ def main():
     if "--portable" in sys.argv:
         return portable(folder)
     if "--decode" in sys.argv:
-        return decode(folder)
+        rest = sys.argv[sys.argv.index("--decode") + 1:]
+        return decode(folder, *rest[:1])
     ours = json.load(open(f"{folder}/bench.json"))["rows"]
     torch = torch_rows(f"{folder}/torch.txt")
     print("| dtype | hdim | L | heads | mask | ours unfused ms | ours fused ms | fused vs unfused | fused TFLOP/s | fused kernel | torch unfused ms | torch SDPA ms | torch SDPA TFLOP/s | ours / torch SDPA |")

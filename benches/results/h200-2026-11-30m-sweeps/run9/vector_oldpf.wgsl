@@ -1,0 +1,485 @@
+// Decode ("vector") attention for short queries (q_len <= 32): flash-decoding with the query heads of a GQA group
+// sharing every K and V load, written for memory bandwidth.
+//
+// One workgroup handles RG query vectors (query heads h of one KV head, times query rows i,
+// numbered r = (h % group) * q_len + i from `qv0`) against one split of the keys,
+// [split * split_len, (split + 1) * split_len), in tiles of BK keys. K and V never pass through
+// workgroup memory: every thread reads its share of them from storage straight into registers, in
+// "chunks" of 8 elements (16 bytes of f16: one `vec4<u32>` load; 32 bytes of f32: two), all of a
+// tile's loads issued together at its start. (Issuing the next tile's loads a tile early was
+// slower on the H200: the registers it holds cost occupancy.)
+//
+// Per tile:
+//   1. K: thread t reads key j = t / LPK of the tile, chunks u, u + LPK, ... (u = t % LPK, at most
+//      4 chunks), and writes its partial dot product with every query vector (queries staged once
+//      in workgroup memory, f32) to `red_s`. LPK threads cover one key row, so a warp reads whole
+//      32-byte sectors.
+//   2. One thread per (query vector, key) adds the LPK partials and applies scale and mask
+//      (`masked_score`, wgsl/mask.wgsl): the tile's scores, in `p_s`.
+//   3. P V: thread t owns the 8 output columns of chunk c = t % DV8, a block of 4 query vectors
+//      (rb) and every NKG-th key of the tile (key group g); it reads its keys' V chunks straight
+//      from storage and keeps its own online softmax (max, sum, output) per query vector for its
+//      key group: no cross-thread reduction and no serial softmax per tile, only two barriers.
+// At the end the NKG key groups' states are merged in workgroup memory (max, rescale, sum; MV of
+// each thread's 8 output vec4s a pass, as workgroup memory allows). With
+// one split the kernel writes the output; with several it writes each split's unnormalised
+// output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
+//
+// K and V are bound as `array<vec4<u32>>` whatever the dtype. With VEC = 1 the host has checked
+// that every offset and stride of K and V is a multiple of 16 bytes, so a chunk is whole
+// `vec4<u32>`s; with VEC = 0 (any layout) a chunk is assembled from 32-bit words, every one of
+// which lies in a whole `vec4<u32>` of the binding (the host checks that K's and V's required
+// bytes, rounded up to words, are a multiple of 16).
+
+override RG: u32 = 4u;          // query vectors per workgroup
+override BK: u32 = 64u;         // keys per tile: WG / LPK
+override HEAD_DIM: u32 = 128u;
+override V_HEAD_DIM: u32 = 128u;
+override WG: u32 = 256u;        // threads
+override LPK: u32 = 4u;         // threads per key row in step 1: ceil(HEAD_DIM / 8 / 4) or more
+override NKG: u32 = 16u;        // key groups in step 3: WG / (V_HEAD_DIM / 8 * ceil(RG / 4))
+override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
+override ELEM_BYTES: u32 = 2u;  // size of `elem`
+override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 8 * NKG * NRB, 4 * WG * MV)
+override VEARLY: u32 = 1u;      // 1: a tile's first V loads issued at its start; 0: in step 3
+override MV: u32 = 1u;          // output vec4s a thread merges per pass: 1, 2, 4 or 8 (RED >= 4 * WG * MV)
+override PF: u32 = 0u;
+override SEQ: u32 = 0u;
+override ABLATE: u32 = 0u;      // profiling only (wrong results): 4 no KV tiles
+
+@group(0) @binding(1) var<storage, read> q: array<elem>;
+@group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> v: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read_write> out: array<elem>;
+// With several splits, each split's unnormalised outputs, max and sum go to `partial`
+// (wgsl/split_partial.wgsl, after this kernel).
+
+var<workgroup> q_s: array<vec4<f32>, RG * HEAD_DIM / 4u>;
+// Step 1's partial dot products, and the final merge.
+var<workgroup> red_s: array<f32, RED>;
+// Step 2's scores, [query vector][key]: apart from red_s, so that step 1 of the next tile may
+// write its partials while slower threads still read this tile's scores in step 3.
+var<workgroup> p_s: array<f32, RG * BK>;
+// Per query vector (in blocks of 4): the workgroup's max and sum after the merge.
+var<workgroup> fin_s: array<f32, 64>;
+
+struct QueryVector {
+    h: u32,       // query head
+    i: u32,       // query row
+    valid: bool,  // within this KV head's group and q_len
+}
+
+// Query vector `r` of the workgroup whose first is `qv0` (within the KV head's group).
+fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
+    let g = qv0 + r;
+    let valid = r < RG && g < p.group * p.q_len;
+    return QueryVector(kv_head * p.group + g / p.q_len, g % p.q_len, valid);
+}
+
+// A chunk (8 elements) as loaded: `a` holds all of it for f16, the first half for f32.
+struct Raw {
+    a: vec4<u32>,
+    b: vec4<u32>,
+}
+
+// A chunk converted to f32.
+struct Chunk {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+}
+
+// Word `w` of K (`from_v` false) or V (true); every call passes a constant, so the branch folds.
+fn word_kv(from_v: bool, w: u32) -> u32 {
+    if (from_v) {
+        return v[w >> 2u][w & 3u];
+    }
+    return k[w >> 2u][w & 3u];
+}
+
+// Vec4 `i` of K or V, as `word_kv`.
+fn vec_kv(from_v: bool, i: u32) -> vec4<u32> {
+    if (from_v) {
+        return v[i];
+    }
+    return k[i];
+}
+
+// Two f16 from the 32-bit words `x` and `y` holding elements (e - 1, e) and (e + 1, e + 2).
+fn shift16(x: u32, y: u32) -> u32 {
+    return (x >> 16u) | (y << 16u);
+}
+
+// Elements [e, e + 8) of K (`from_v` false) or V (true), or zeros where `ok` is false.
+fn load_chunk(from_v: bool, e: u32, ok: bool) -> Raw {
+    var r = Raw();
+    if (!ok) {
+        return r;
+    }
+    if (VEC == 1u) {
+        if (ELEM_BYTES == 2u) {
+            r.a = vec_kv(from_v, e >> 3u);
+        } else {
+            r.a = vec_kv(from_v, e >> 2u);
+            r.b = vec_kv(from_v, (e >> 2u) + 1u);
+        }
+    } else if (ELEM_BYTES == 2u) {
+        let w = e >> 1u;
+        let x = vec4<u32>(word_kv(from_v, w), word_kv(from_v, w + 1u), word_kv(from_v, w + 2u),
+                          word_kv(from_v, w + 3u));
+        r.a = x;
+        if ((e & 1u) == 1u) {
+            let x4 = word_kv(from_v, w + 4u);
+            r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
+        }
+    } else {
+        r.a = vec4<u32>(word_kv(from_v, e), word_kv(from_v, e + 1u), word_kv(from_v, e + 2u),
+                        word_kv(from_v, e + 3u));
+        r.b = vec4<u32>(word_kv(from_v, e + 4u), word_kv(from_v, e + 5u), word_kv(from_v, e + 6u),
+                        word_kv(from_v, e + 7u));
+    }
+    return r;
+}
+
+// The K chunks of step 1 for the tile at key `kb`: key kb + jk, chunks uk + n * LPK (n < 4).
+struct KTile {
+    c0: Raw,
+    c1: Raw,
+    c2: Raw,
+    c3: Raw,
+}
+
+fn load_k_tile(k_head: u32, kb: u32, key_end: u32, jk: u32, uk: u32) -> KTile {
+    let d8 = HEAD_DIM / 8u;
+    let kr = k_head + (kb + jk) * p.k.w;
+    let ok = jk < BK && kb + jk < key_end;
+    return KTile(
+        load_chunk(false, kr + 8u * uk, ok && uk < d8),
+        load_chunk(false, kr + 8u * (uk + LPK), ok && uk + LPK < d8),
+        load_chunk(false, kr + 8u * (uk + 2u * LPK), ok && uk + 2u * LPK < d8),
+        load_chunk(false, kr + 8u * (uk + 3u * LPK), ok && uk + 3u * LPK < d8),
+    );
+}
+
+// V rows of step 3: keys kb + j + n * NKG (n < 4) of the tile at key `kb`, chunk `cv`; zeros
+// past the tile, past `key_end`, or where `ok` is false.
+struct VTile {
+    c0: Raw,
+    c1: Raw,
+    c2: Raw,
+    c3: Raw,
+}
+
+fn load_v_tile(v_head: u32, kb: u32, j: u32, key_end: u32, cv: u32, ok: bool) -> VTile {
+    let vr = v_head + 8u * cv + (kb + j) * p.v.w;
+    let jj = kb + j;
+    return VTile(
+        load_chunk(true, vr, ok && j < BK && jj < key_end),
+        load_chunk(true, vr + NKG * p.v.w, ok && j + NKG < BK && jj + NKG < key_end),
+        load_chunk(true, vr + 2u * NKG * p.v.w, ok && j + 2u * NKG < BK && jj + 2u * NKG < key_end),
+        load_chunk(true, vr + 3u * NKG * p.v.w, ok && j + 3u * NKG < BK && jj + 3u * NKG < key_end),
+    );
+}
+
+fn unpack_chunk(r: Raw) -> Chunk {
+    if (ELEM_BYTES == 2u) {
+        return Chunk(
+            vec4<f32>(unpack2x16float(r.a.x), unpack2x16float(r.a.y)),
+            vec4<f32>(unpack2x16float(r.a.z), unpack2x16float(r.a.w)),
+        );
+    }
+    return Chunk(bitcast<vec4<f32>>(r.a), bitcast<vec4<f32>>(r.b));
+}
+
+// q · k over chunk c of query vector r.
+fn dot_chunk(r: u32, c: u32, x: Chunk) -> f32 {
+    let at = r * (HEAD_DIM / 4u) + 2u * c;
+    return dot(q_s[at], x.lo) + dot(q_s[at + 1u], x.hi);
+}
+
+// The score of key j (of the tile) for query vector r; EXCLUDED past RG or BK.
+fn score(r: u32, j: u32) -> f32 {
+    if (r < RG && j < BK) {
+        return p_s[r * BK + j];
+    }
+    return EXCLUDED;
+}
+
+// The scores of key j for the 4 query vectors of block rb.
+fn scores4(rb: u32, j: u32) -> vec4<f32> {
+    let r = rb * 4u;
+    return vec4<f32>(score(r, j), score(r + 1u, j), score(r + 2u, j), score(r + 3u, j));
+}
+
+// Thread state of step 3: the online softmax of 4 query vectors over one key group's keys.
+struct State {
+    m: vec4<f32>,   // running max per query vector (log2 units)
+    l: vec4<f32>,   // running sum
+    o0l: vec4<f32>, // output columns [8c, 8c + 4) and [8c + 4, 8c + 8) of the 4 query vectors
+    o0h: vec4<f32>,
+    o1l: vec4<f32>,
+    o1h: vec4<f32>,
+    o2l: vec4<f32>,
+    o2h: vec4<f32>,
+    o3l: vec4<f32>,
+    o3h: vec4<f32>,
+}
+
+// Adds keys j0..j3 (scores s0..s3 per query vector, values x0..x3) to the state.
+fn update(st: State, s0: vec4<f32>, s1: vec4<f32>, s2: vec4<f32>, s3: vec4<f32>,
+          x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
+    var n = st;
+    let m_new = max(st.m, max(max(s0, s1), max(s2, s3)));
+    let alpha = exp2(st.m - m_new);
+    let p0 = exp2(s0 - m_new);
+    let p1 = exp2(s1 - m_new);
+    let p2 = exp2(s2 - m_new);
+    let p3 = exp2(s3 - m_new);
+    n.m = m_new;
+    n.l = st.l * alpha + ((p0 + p1) + (p2 + p3));
+    n.o0l = st.o0l * alpha.x + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
+    n.o0h = st.o0h * alpha.x + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
+    n.o1l = st.o1l * alpha.y + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;
+    n.o1h = st.o1h * alpha.y + p0.y * x0.hi + p1.y * x1.hi + p2.y * x2.hi + p3.y * x3.hi;
+    n.o2l = st.o2l * alpha.z + p0.z * x0.lo + p1.z * x1.lo + p2.z * x2.lo + p3.z * x3.lo;
+    n.o2h = st.o2h * alpha.z + p0.z * x0.hi + p1.z * x1.hi + p2.z * x2.hi + p3.z * x3.hi;
+    n.o3l = st.o3l * alpha.w + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
+    n.o3h = st.o3h * alpha.w + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
+    return n;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let split = wg.x;
+    let groups_per_head = (p.group * p.q_len + RG - 1u) / RG;
+    let kv_head = wg.y / groups_per_head;
+    let qv0 = (wg.y % groups_per_head) * RG;
+    let b = wg.z;
+    let d4 = HEAD_DIM / 4u;
+    let d8 = HEAD_DIM / 8u;
+    let dv8 = V_HEAD_DIM / 8u;
+    let nrb = (RG + 3u) / 4u;
+    let k_head = row_base(p.k, b, kv_head, 0u);
+    let v_head = row_base(p.v, b, kv_head, 0u);
+
+    // This split's keys, cut short where a causal mask hides the rest from every query row.
+    let key_begin = split * p.split_len;
+    var key_end = min(key_begin + p.split_len, p.kv_len);
+    if (MASK_KIND == 1u) {
+        let visible = i32(p.q_len - 1u) + p.causal_shift + 1;
+        key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
+    }
+
+    // Step 1's role: key jk of the tile, chunks uk + n * LPK (n < 4) of its row.
+    let jk = t / LPK;
+    let uk = t % LPK;
+    let k_thread = jk < BK;
+    // Step 3's role: chunk cv of V rows, query block rb, key group g (keys g + n * NKG).
+    let cv = t % dv8;
+    let rb = (t / dv8) % nrb;
+    let g = t / (dv8 * nrb);
+    let v_thread = g < NKG;
+    let keys_per_group = (BK + NKG - 1u) / NKG;
+
+    var st = State(vec4<f32>(FLOOR), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
+                   vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
+
+    var kt_next = KTile();
+    if (PF >= 1u) {
+        kt_next = load_k_tile(k_head, key_begin, key_end, jk, uk);
+    }
+    // The queries, f32, zeros for vectors past the group.
+    for (var e = t; e < RG * d4; e += WG) {
+        let r = e / d4;
+        let d = (e % d4) * 4u;
+        let qv = query_vector(kv_head, qv0, r);
+        var x = vec4<f32>();
+        if (qv.valid) {
+            let at = row_base(p.q, b, qv.h, qv.i) + d;
+            x = vec4<f32>(f32(q[at]), f32(q[at + 1u]), f32(q[at + 2u]), f32(q[at + 3u]));
+        }
+        q_s[e] = x;
+    }
+    workgroupBarrier(); // q_s is read by every thread from step 1 on
+
+    let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
+    for (var kb = key_begin; kb < tiles_end; kb += BK) {
+        // This tile's K chunks and (VEARLY) first V rows: the thread's loads are issued together.
+        // (Loading the next tile's K right after step 1, into the registers step 1 frees, was
+        // slower on the H200: kv 16384 in 53 us against 41; so was issuing the first tile's
+        // loads before the queries are staged: 58 us.)
+        var kt = kt_next;
+        if (PF >= 1u) {
+            kt_next = load_k_tile(k_head, kb + BK, key_end, jk, uk);
+        } else {
+            kt = load_k_tile(k_head, kb, key_end, jk, uk);
+        }
+        // With VEARLY the first V rows too, to arrive during steps 1 and 2. (Not on CPU adapters:
+        // there is little latency to hide, and SwiftShader, which runs a barrier as a coroutine
+        // switch, took over 2 minutes to compile a kernel holding these loads across the
+        // barriers, 4 seconds without.)
+        var vt = VTile();
+        if (VEARLY == 1u) {
+            vt = load_v_tile(v_head, kb, g, key_end, cv, v_thread);
+        }
+        // 1. Partial dot products of this thread's K chunks with every query vector.
+        {
+            let x0 = unpack_chunk(kt.c0);
+            let x1 = unpack_chunk(kt.c1);
+            let x2 = unpack_chunk(kt.c2);
+            let x3 = unpack_chunk(kt.c3);
+            // Chunks past the head dim are zeros; their q index is clamped into the row.
+            let c0 = min(uk, d8 - 1u);
+            let c1 = min(uk + LPK, d8 - 1u);
+            let c2 = min(uk + 2u * LPK, d8 - 1u);
+            let c3 = min(uk + 3u * LPK, d8 - 1u);
+            if (k_thread) {
+                for (var r = 0u; r < RG; r++) {
+                    let s = (dot_chunk(r, c0, x0) + dot_chunk(r, c1, x1))
+                        + (dot_chunk(r, c2, x2) + dot_chunk(r, c3, x3));
+                    red_s[(uk * RG + r) * BK + jk] = s;
+                }
+            }
+        }
+        workgroupBarrier();
+        // 2. Scores: the LPK partials of each (query vector, key), scaled and masked.
+        for (var e = t; e < RG * BK; e += WG) {
+            let r = e / BK;
+            let j = e % BK;
+            let qv = query_vector(kv_head, qv0, r);
+            var s = EXCLUDED;
+            if (qv.valid && kb + j < key_end) {
+                var dot_qk = 0.0;
+                for (var u = 0u; u < LPK; u++) {
+                    dot_qk += red_s[u * RG * BK + e];
+                }
+                s = masked_score(dot_qk, b, qv.h, qv.i, kb + j);
+            }
+            p_s[e] = s;
+        }
+        workgroupBarrier();
+        // 3. P V over this thread's key group, 4 keys at a time (the first 4 already loaded with
+        // VEARLY).
+        if (v_thread) {
+            for (var n = 0u; n < keys_per_group; n += 4u) {
+                let j = g + n * NKG;
+                if (n > 0u || VEARLY == 0u) {
+                    vt = load_v_tile(v_head, kb, j, key_end, cv, true);
+                }
+                st = update(st, scores4(rb, j), scores4(rb, j + NKG), scores4(rb, j + 2u * NKG),
+                            scores4(rb, j + 3u * NKG), unpack_chunk(vt.c0), unpack_chunk(vt.c1),
+                            unpack_chunk(vt.c2), unpack_chunk(vt.c3));
+            }
+        }
+    }
+
+    // Merge the key groups. Maxes and sums first: red_s[(g * nrb + rb) * 4 + x] holds the max of
+    // query vector rb * 4 + x in key group g, the sums follow at an offset of NKG * nrb * 4.
+    workgroupBarrier(); // step 3's readers of the scores are done (the merge reuses red_s)
+    let slots = NKG * nrb * 4u;
+    if (v_thread && cv == 0u) {
+        let at = (g * nrb + rb) * 4u;
+        red_s[at] = st.m.x;
+        red_s[at + 1u] = st.m.y;
+        red_s[at + 2u] = st.m.z;
+        red_s[at + 3u] = st.m.w;
+        red_s[slots + at] = st.l.x;
+        red_s[slots + at + 1u] = st.l.y;
+        red_s[slots + at + 2u] = st.l.z;
+        red_s[slots + at + 3u] = st.l.w;
+    }
+    workgroupBarrier();
+    for (var e = t; e < nrb * 4u; e += WG) {
+        var m_all = FLOOR;
+        for (var kg = 0u; kg < NKG; kg++) {
+            m_all = max(m_all, red_s[kg * nrb * 4u + e]);
+        }
+        var l_all = 0.0;
+        for (var kg = 0u; kg < NKG; kg++) {
+            l_all += exp2(red_s[kg * nrb * 4u + e] - m_all) * red_s[slots + kg * nrb * 4u + e];
+        }
+        fin_s[2u * e] = m_all;
+        fin_s[2u * e + 1u] = l_all;
+        let qv = query_vector(kv_head, qv0, e);
+        if (qv.valid && p.kv_splits > 1u) {
+            put_stats(b, qv.h, qv.i, split, m_all, l_all);
+        }
+    }
+    workgroupBarrier();
+    // Each key group's outputs rescaled to the workgroup's max, then summed over the key groups:
+    // MV of the thread's 8 output vec4s per pass (threads outside the key groups contribute
+    // nothing), one thread per (vec4, column chunk, query block) adding the NKG key groups'.
+    var f = vec4<f32>();
+    if (v_thread) {
+        let mb = rb * 8u;
+        f = exp2(st.m - vec4<f32>(fin_s[mb], fin_s[mb + 2u], fin_s[mb + 4u], fin_s[mb + 6u]));
+    }
+    let slot = nrb * dv8; // one key group's vec4s of one output vec4
+    for (var round = 0u; round < 8u / MV; round++) {
+        workgroupBarrier(); // the previous pass's readers are done
+        if (v_thread) {
+            for (var i = 0u; i < MV; i++) {
+                let o = output_vec4(st, round * MV + i) * f[(round * MV + i) / 2u];
+                let at = 4u * (i * WG + t);
+                red_s[at] = o.x;
+                red_s[at + 1u] = o.y;
+                red_s[at + 2u] = o.z;
+                red_s[at + 3u] = o.w;
+            }
+        }
+        workgroupBarrier();
+        for (var e = t; e < MV * slot; e += WG) {
+            let i = e / slot;
+            let ee = e % slot;
+            let step = round * MV + i;
+            let r = (ee / dv8) * 4u + step / 2u;
+            if (r < RG) {
+                var sum = vec4<f32>();
+                for (var kg = 0u; kg < NKG; kg++) {
+                    let at = 4u * (i * WG + kg * slot + ee);
+                    sum += vec4<f32>(red_s[at], red_s[at + 1u], red_s[at + 2u], red_s[at + 3u]);
+                }
+                store(kv_head, qv0, r, (ee % dv8) * 8u + (step % 2u) * 4u, sum, b, split);
+            }
+        }
+    }
+}
+
+// Output vec4 `step` of the state: columns [8c, 8c + 4) (even steps) or [8c + 4, 8c + 8) (odd) of
+// query vector rb * 4 + step / 2.
+fn output_vec4(st: State, step: u32) -> vec4<f32> {
+    switch step {
+        case 0u: { return st.o0l; }
+        case 1u: { return st.o0h; }
+        case 2u: { return st.o1l; }
+        case 3u: { return st.o1h; }
+        case 4u: { return st.o2l; }
+        case 5u: { return st.o2h; }
+        case 6u: { return st.o3l; }
+        default: { return st.o3h; }
+    }
+}
+
+// Writes output columns [col, col + 4) of query vector r: normalised into `out` with one split,
+// unnormalised into the split's part of the scratch with several.
+fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, b: u32, split: u32) {
+    let qv = query_vector(kv_head, qv0, r);
+    if (!qv.valid) {
+        return;
+    }
+    if (p.kv_splits == 1u) {
+        let l = fin_s[2u * r + 1u];
+        // A query vector with every key excluded has l == 0 and is written as zeros.
+        let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
+        let at = row_base(p.out, b, qv.h, qv.i) + col;
+        out[at] = x.x;
+        out[at + 1u] = x.y;
+        out[at + 2u] = x.z;
+        out[at + 3u] = x.w;
+    } else {
+        let at = row_dest(b, qv.h, qv.i, split) + col;
+        partial[at] = o.x;
+        partial[at + 1u] = o.y;
+        partial[at + 2u] = o.z;
+        partial[at + 3u] = o.w;
+    }
+}
