@@ -100,6 +100,22 @@ struct Inputs {
     mask_add: Option<Vec<f64>>,
 }
 
+impl Inputs {
+    /// q and k uniform in [-qk, qk), v in [0, 1), with an additive mask; rounded to the dtype.
+    fn uniform(desc: &AttentionDesc, rng: &mut Rng, qk: f64, mask_add: Vec<f64>) -> Self {
+        let mut draw = |t: Tensor, lo: f64, hi: f64| {
+            round(desc.dtype, &rng.uniform(desc.required_elements(t), lo, hi))
+        };
+        Inputs {
+            q: draw(Tensor::Q, -qk, qk),
+            k: draw(Tensor::K, -qk, qk),
+            v: draw(Tensor::V, 0.0, 1.0),
+            mask_bool: None,
+            mask_add: Some(mask_add),
+        }
+    }
+}
+
 fn round(dtype: DType, x: &[f64]) -> Vec<f64> {
     match dtype {
         DType::F32 => x.iter().map(|&e| e as f32 as f64).collect(),
@@ -316,22 +332,7 @@ fn additive_minus_infinity_never_gives_nan() {
                     }
                 })
                 .collect();
-            let inputs = Inputs {
-                q: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::Q), -2.0, 2.0),
-                ),
-                k: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::K), -2.0, 2.0),
-                ),
-                v: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::V), 0.0, 1.0),
-                ),
-                mask_bool: None,
-                mask_add: Some(mask),
-            };
+            let inputs = Inputs::uniform(&desc, &mut rng, 2.0, mask);
             let (out, reference) = run(ctx, &desc, &choice, &inputs);
             assert!(out.iter().all(|x| x.is_finite()), "{} {dtype}", choice.name);
             assert_matches(&format!("{} {dtype}", choice.name), &desc, &out, &reference);
@@ -381,22 +382,7 @@ fn scores_rising_far_past_the_running_max_in_later_tiles() {
                     round(dtype, &[x])[0]
                 })
                 .collect();
-            let inputs = Inputs {
-                q: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::Q), -1.0, 1.0),
-                ),
-                k: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::K), -1.0, 1.0),
-                ),
-                v: round(
-                    dtype,
-                    &rng.uniform(desc.required_elements(Tensor::V), 0.0, 1.0),
-                ),
-                mask_bool: None,
-                mask_add: Some(mask),
-            };
+            let inputs = Inputs::uniform(&desc, &mut rng, 1.0, mask);
             let (out, reference) = run(ctx, &desc, &choice, &inputs);
             assert_matches(&format!("{} {dtype}", choice.name), &desc, &out, &reference);
         }
