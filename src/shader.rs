@@ -33,6 +33,7 @@ const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 const VECTOR_COOP: &str = include_str!("../wgsl/vector_coop.wgsl");
+const DECODE_QUERY: &str = include_str!("../wgsl/decode_query.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -320,7 +321,8 @@ impl ShaderVariant {
             KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
-            KernelEntry::Vector | KernelEntry::VectorCoop => &[SPLIT_PARTIAL],
+            KernelEntry::Vector => &[SPLIT_PARTIAL, DECODE_QUERY],
+            KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };
         tail.iter().for_each(|piece| src.push_str(piece));

@@ -1,4 +1,5 @@
-// A 16-byte word of f16 for wgsl/coop_stage_vec.wgsl, loaded as four u32: 8 elements, each pair
+// A 16-byte word of f16 for wgsl/coop_stage_vec.wgsl (and the decode kernel on cooperative
+// matrices, wgsl/vector_coop.wgsl), loaded as four u32: 8 elements, each pair
 // through unpack2x16float and back to f16 (naga 30 rejects bitcast<vec2<f16>>), exactly. (Loaded
 // as two vec4<f16> and stored as they were, the words ran faster at head dims 80-112 until the
 // kernel's loop lost its register copies, then slower at every head dim: H200, f16, L = 4096,

@@ -80,17 +80,9 @@ var<workgroup> flag_s: array<atomic<u32>, 2>;
 // Per query vector (in blocks of 4): the workgroup's max and sum after the merge.
 var<workgroup> fin_s: array<f32, 64>;
 
-struct QueryVector {
-    h: u32,       // query head
-    i: u32,       // query row
-    valid: bool,  // within this KV head's group and q_len
-}
-
-// Query vector `r` of the workgroup whose first is `qv0` (within the KV head's group).
+// Query vector `r` of the workgroup whose first is `qv0` (within the KV head's group). (wgsl/decode_query.wgsl)
 fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
-    let g = qv0 + r;
-    let valid = r < RG && g < p.group * p.q_len;
-    return QueryVector(kv_head * p.group + g / p.q_len, g % p.q_len, valid);
+    return query_vector_of(kv_head, qv0, r, RG);
 }
 
 // A chunk (8 elements) as loaded: `a` holds all of it for f16, the first half for f32.

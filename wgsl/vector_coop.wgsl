@@ -102,25 +102,13 @@ fn fetch_words(from_v: bool, head: u32, kb: u32, key_end: u32, t: u32) -> Words 
     return r;
 }
 
-// Stores word `e` of a K or V tile (rows of `dims`) into kv_s at its place: 8 f16, each pair
-// through unpack2x16float (naga 30 rejects bitcast<vec2<f16>>), exactly.
+// Stores word `e` of a K or V tile (rows of `dims`) into kv_s at its place: 8 f16, exactly
+// (`put_word`, wgsl/coop_word_f16.wgsl).
 fn put_at(e: u32, dims: u32, w: vec4<u32>) {
     if (e >= BK * dims / 8u) {
         return;
     }
-    let at = KVO + (e / (dims / 8u)) * (dims + PAD) + (e % (dims / 8u)) * 8u;
-    let a = vec2<f16>(unpack2x16float(w.x));
-    let b = vec2<f16>(unpack2x16float(w.y));
-    let c = vec2<f16>(unpack2x16float(w.z));
-    let d = vec2<f16>(unpack2x16float(w.w));
-    kv_s[at] = a.x;
-    kv_s[at + 1u] = a.y;
-    kv_s[at + 2u] = b.x;
-    kv_s[at + 3u] = b.y;
-    kv_s[at + 4u] = c.x;
-    kv_s[at + 5u] = c.y;
-    kv_s[at + 6u] = d.x;
-    kv_s[at + 7u] = d.y;
+    put_word(KVO + (e / (dims / 8u)) * (dims + PAD) + (e % (dims / 8u)) * 8u, w);
 }
 
 fn put_words(to_v: bool, r: Words, t: u32) {
@@ -132,17 +120,9 @@ fn put_words(to_v: bool, r: Words, t: u32) {
     if (words > 3u * WG) { put_at(t + 3u * WG, dims, r.w3); }
 }
 
-struct QueryVector {
-    h: u32,       // query head
-    i: u32,       // query row
-    valid: bool,  // within this KV head's group and q_len
-}
-
-// Row `r` of the workgroup whose first query vector is `qv0` (within the KV head's group).
+// Row `r` of the workgroup whose first query vector is `qv0` (within the KV head's group). (wgsl/decode_query.wgsl)
 fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
-    let g = qv0 + r;
-    let valid = r < RQ && g < p.group * p.q_len;
-    return QueryVector(kv_head * p.group + g / p.q_len, g % p.q_len, valid);
+    return query_vector_of(kv_head, qv0, r, RQ);
 }
 
 // Max and sum over the 16 neighbouring lanes of a softmax row.
