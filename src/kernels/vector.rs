@@ -108,7 +108,8 @@ pub struct VectorTiles {
     /// Threads reading one K row in the score step (each reads at most 4 chunks of 8 elements).
     pub lanes_per_key: u32,
     /// Key groups of the P V step: threads owning the same output columns and query vectors,
-    /// each with its own online softmax over every `key_groups`-th key of a tile.
+    /// each adding P V over every `key_groups`-th key of a tile (P against the workgroup's
+    /// running max).
     pub key_groups: u32,
     /// Output vec4s each thread merges per pass at the end (1, 2, 4 or 8: 8 / this passes).
     pub merge_vec4s: u32,
