@@ -486,7 +486,8 @@ fn matrix_tiles(
 }
 
 /// The split pass of the cooperative-matrix decode kernel.
-fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles) -> ShaderVariant {
+/// `ablate`: the split pass's profiling bits (see [`plan`]).
+fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
     let shape = MatrixShape::new(desc);
     ShaderVariant {
         entry: KernelEntry::VectorCoop,
@@ -513,10 +514,7 @@ fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles) -> ShaderVariant {
             ("QR", shape.q_rows(desc)),
             ("KVO", shape.kv_offset(desc)),
             ("MASK_KIND", mask_kind(desc)),
-            (
-                "ABLATE",
-                crate::tune::knob("decode_ablate").unwrap_or(0) & (4 | 32),
-            ),
+            ("ABLATE", ablate),
         ],
     }
 }
@@ -590,10 +588,11 @@ pub(crate) fn reduce_dispatch(
 /// scratch size.
 ///
 /// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
-/// pass, 4 the KV tiles, 32 (the f32-math kernel) the K and V loads (zeros instead). On the H200 (32/8 heads, d128, kv 16384, 41 us a call) they showed the
-/// fixed costs: 6 us a call with neither (one dispatch staging the queries and writing (max,
-/// sum)), 13 us without the tiles, the reduce pass 5 us (benches/results/h200-2026-11-30b-sweeps);
-/// 16 us with everything but the loads (twelfth session, sweep 3), against 38-39 with them.
+/// pass, 4 the KV tiles, 32 the K and V loads (zeros instead). On the H200 (32/8 heads, d128,
+/// kv 16384, 41 us a call) they showed the fixed costs: 6 us a call with neither (one dispatch
+/// staging the queries and writing (max, sum)), 13 us without the tiles, the reduce pass 5 us
+/// (benches/results/h200-2026-11-30b-sweeps); 16 us with everything but the loads (twelfth
+/// session, sweep 3), against 38-39 with them.
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -603,10 +602,12 @@ pub fn plan(
     let heads = desc.batch * desc.q_heads;
     let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
-    // Profiling only (wrong results): 1 no reduce pass, 4 no KV tiles (the fixed costs).
+    // Profiling only (wrong results): 1 no reduce pass; the split pass's bits, 4 no KV tiles and
+    // 32 no K/V loads.
     let ablate = crate::tune::knob("decode_ablate").unwrap_or(0);
+    let split_ablate = ablate & (4 | 32);
     let split_pass = if t.matrix {
-        matrix_variant(desc, t)
+        matrix_variant(desc, t, split_ablate)
     } else {
         variant(
             KernelEntry::Vector,
@@ -625,7 +626,7 @@ pub fn plan(
                 ("VEARLY", t.early_v as u32),
                 ("PF", t.k_ahead as u32),
                 ("MASK_KIND", mask_kind(desc)),
-                ("ABLATE", ablate & 36),
+                ("ABLATE", split_ablate),
             ],
         )
     };
