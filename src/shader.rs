@@ -33,7 +33,9 @@ const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 const VECTOR_COOP: &str = include_str!("../wgsl/vector_coop.wgsl");
+const VECTOR_SUBGROUP: &str = include_str!("../wgsl/vector_subgroup.wgsl");
 const DECODE_QUERY: &str = include_str!("../wgsl/decode_query.wgsl");
+const DECODE_CHUNKS: &str = include_str!("../wgsl/decode_chunks.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,6 +71,9 @@ pub enum KernelEntry {
     VectorReduce,
     /// The decode kernel's split pass on cooperative matrices, `wgsl/vector_coop.wgsl`.
     VectorCoop,
+    /// The decode kernel's split pass with each subgroup streaming its own keys,
+    /// `wgsl/vector_subgroup.wgsl`.
+    VectorSubgroup,
 }
 
 /// How a kernel binds one of the crate's fixed binding slots.
@@ -107,6 +112,7 @@ impl KernelEntry {
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
             KernelEntry::VectorCoop => "vector_coop",
+            KernelEntry::VectorSubgroup => "vector_subgroup",
         }
     }
 
@@ -124,6 +130,7 @@ impl KernelEntry {
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
             KernelEntry::VectorCoop => VECTOR_COOP,
+            KernelEntry::VectorSubgroup => VECTOR_SUBGROUP,
         }
     }
 
@@ -176,7 +183,8 @@ impl KernelEntry {
             | KernelEntry::FusedCoopSplitKv
             | KernelEntry::FusedKv
             | KernelEntry::Vector
-            | KernelEntry::VectorCoop => &[
+            | KernelEntry::VectorCoop
+            | KernelEntry::VectorSubgroup => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
                 (slot::K, Read),
@@ -321,7 +329,8 @@ impl ShaderVariant {
             KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
-            KernelEntry::Vector => &[SPLIT_PARTIAL, DECODE_QUERY],
+            KernelEntry::Vector => &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS],
+            KernelEntry::VectorSubgroup => &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS],
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };

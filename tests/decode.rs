@@ -1,7 +1,8 @@
 //! The decode kernel (q_len <= 32) against the f64 reference: q_len 1, 2, 8, 16 and 32, kv_len 1,
 //! 7, 1000 and 5000, GQA and MQA, masks, causal, strided KV caches, one and several KV splits, and the
 //! split and unsplit results agreeing with each other; on adapters that list 16x16 f16
-//! cooperative matrices, the decode kernel on them (f16 against short caches).
+//! cooperative matrices, the decode kernel on them (f16 against short caches); on adapters with
+//! one fixed subgroup size, the subgroup decode kernel.
 
 mod common;
 
@@ -107,8 +108,10 @@ fn masks_causal_and_kv_cache_slices() {
 #[test]
 fn split_and_unsplit_agree() {
     let Some(ctx) = ctx() else { return };
-    for dtype in dtypes() {
-        let desc = AttentionDesc::new(1, 8, 2, 2, 5000, 64).with_dtype(dtype);
+    // 8 query vectors a KV head (the portable decode kernel), and 4 (the subgroup kernel where
+    // the adapter's subgroups allow it).
+    for (dtype, q_len) in dtypes().into_iter().flat_map(|d| [(d, 2), (d, 1)]) {
+        let desc = AttentionDesc::new(1, 8, 2, q_len, 5000, 64).with_dtype(dtype);
         let run = |splits| {
             let outcome = run_case(
                 ctx,
@@ -136,12 +139,13 @@ fn split_and_unsplit_agree() {
 }
 
 /// More splits than the reduce pass has threads (256): its strided walk over the splits and its
-/// tree merge of (max, sum) pairs, against the f64 reference.
+/// tree merge of (max, sum) pairs, against the f64 reference; with 8 query vectors a KV head
+/// after the portable decode kernel, with 4 after the subgroup kernel where it runs.
 #[test]
 fn more_splits_than_reduce_threads() {
     let Some(ctx) = ctx() else { return };
-    for dtype in dtypes() {
-        let desc = AttentionDesc::new(1, 4, 1, 2, 38_350, 64).with_dtype(dtype);
+    for (dtype, q_len) in dtypes().into_iter().flat_map(|d| [(d, 2), (d, 1)]) {
+        let desc = AttentionDesc::new(1, 4, 1, q_len, 38_350, 64).with_dtype(dtype);
         let outcome = run_case(
             ctx,
             &case("300 splits".into(), desc, Some(300), Inputs::Normal),
@@ -340,7 +344,8 @@ fn cooperative_matrix_decode_where_listed() {
     }
     let mut cases = Vec::new();
     for d in [64, 128] {
-        for (hq, hkv, q_len) in [(8, 2, 1), (8, 2, 2), (32, 8, 1), (4, 1, 2), (8, 1, 1)] {
+        // More than 4 query vectors a KV head: with at most 4 the subgroup kernel takes them.
+        for (hq, hkv, q_len) in [(12, 2, 1), (8, 2, 2), (32, 4, 1), (4, 1, 2), (8, 1, 1)] {
             for kv_len in [1, 7, 1000, 4096] {
                 for splits in [None, Some(1), Some(3)] {
                     let desc =
@@ -365,15 +370,15 @@ fn cooperative_matrix_decode_where_listed() {
         let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 8, 2, 1000));
         let desc = base(2, 1000).with_mask(bool_mask);
         cases.push(case(format!("bool x{s}"), desc, Some(s), Inputs::Uniform));
-        let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 1, 1000));
-        let desc = base(1, 1000).with_mask(additive);
+        let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 2, 1000));
+        let desc = base(2, 1000).with_mask(additive);
         cases.push(case(
             format!("additive x{s}"),
             desc,
             Some(s),
             Inputs::Uniform,
         ));
-        let cache = kv_cache_slice(base(1, 1000), 4096, 123);
+        let cache = kv_cache_slice(base(2, 1000), 4096, 123);
         cases.push(case(
             format!("cache slice x{s}"),
             cache,
@@ -384,7 +389,7 @@ fn cooperative_matrix_decode_where_listed() {
     // Longer: N(0, 1) inputs give scores of tens, whose lazily raised row max rescales O.
     cases.push(case(
         "kv3000".into(),
-        base(1, 3000),
+        base(2, 3000),
         Some(2),
         Inputs::Normal,
     ));
@@ -397,5 +402,123 @@ fn cooperative_matrix_decode_where_listed() {
         &cases,
         2000,
         |k| matches!(k, Kernel::Vector(t) if t.matrix),
+    );
+}
+
+/// The subgroup decode kernel (`wgsl/vector_subgroup.wgsl`), where the adapter has one fixed
+/// subgroup size (lavapipe: 8 lanes, head dims up to 64; the H200 and Apple GPUs: 32, head dims
+/// 64 to 256; skipped, and said so, elsewhere): f32 and f16, at most 4 query vectors a KV head
+/// (GQA, MQA, 2 query rows), keys from 1 to 5000 in one or several splits, masks, causal,
+/// KV-cache slices, layouts that need word loads, against the f64 reference. Every case must
+/// plan it.
+#[test]
+fn subgroup_decode_where_the_subgroup_size_is_fixed() {
+    let Some(ctx) = ctx() else { return };
+    let caps = ctx.capabilities();
+    let dims: Vec<u32> = [32, 64, 128, 256]
+        .into_iter()
+        .filter(|&d| {
+            wgpu_sdpa::kernels::vector::team_serves(caps, &AttentionDesc::new(1, 8, 2, 1, 64, d))
+        })
+        .collect();
+    if dims.is_empty() {
+        eprintln!(
+            "SKIPPED: the subgroup decode kernel (subgroups {}..{} lanes, {}; it needs one fixed size)",
+            caps.subgroup_min_size,
+            caps.subgroup_max_size,
+            if caps.subgroups { "available" } else { "not available" }
+        );
+        return;
+    }
+    let mut cases = Vec::new();
+    for dtype in dtypes() {
+        for &d in &dims {
+            for (hq, hkv, q_len) in [(8, 2, 1), (4, 1, 1), (4, 2, 2), (3, 3, 1)] {
+                for kv_len in [1, 7, 1000, 5000] {
+                    for splits in [None, Some(1), Some(3)] {
+                        let desc =
+                            AttentionDesc::new(1, hq, hkv, q_len, kv_len, d).with_dtype(dtype);
+                        let name =
+                            format!("{dtype} d{d} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}");
+                        cases.push(case(name, desc, splits, Inputs::Normal));
+                    }
+                }
+            }
+        }
+        let d = *dims.last().expect("not empty");
+        let base = |lq, lk| AttentionDesc::new(2, 8, 4, lq, lk, d).with_dtype(dtype);
+        for s in [1, 3] {
+            for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+                let desc = base(2, 1000).with_mask(Mask::Causal(align));
+                cases.push(case(
+                    format!("{dtype} causal {align:?} x{s}"),
+                    desc,
+                    Some(s),
+                    Inputs::Normal,
+                ));
+            }
+            let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 8, 2, 1000));
+            let desc = base(2, 1000).with_mask(bool_mask);
+            cases.push(case(
+                format!("{dtype} bool x{s}"),
+                desc,
+                Some(s),
+                Inputs::Uniform,
+            ));
+            let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 1, 1000));
+            let desc = base(1, 1000).with_mask(additive);
+            cases.push(case(
+                format!("{dtype} additive x{s}"),
+                desc,
+                Some(s),
+                Inputs::Uniform,
+            ));
+            let cache = kv_cache_slice(base(1, 1000), 4096, 123);
+            cases.push(case(
+                format!("{dtype} cache slice x{s}"),
+                cache.clone(),
+                Some(s),
+                Inputs::Normal,
+            ));
+            cases.push(case(
+                format!("{dtype} cache slice BLHD q x{s}"),
+                cache.transposed(),
+                Some(s),
+                Inputs::Normal,
+            ));
+            // K and V at offset 1, rows 65 elements apart (as in
+            // `unaligned_kv_layouts_use_word_loads`): chunks assembled from 32-bit words.
+            if dims.contains(&64) {
+                let layout = wgpu_sdpa::TensorLayout {
+                    offset: 1,
+                    batch_stride: 130_000,
+                    head_stride: 65_000,
+                    seq_stride: 65,
+                };
+                let odd = AttentionDesc::new(1, 8, 2, 1, 1000, 64)
+                    .with_dtype(dtype)
+                    .with_layout(wgpu_sdpa::Tensor::K, layout)
+                    .with_layout(wgpu_sdpa::Tensor::V, layout);
+                cases.push(case(
+                    format!("{dtype} word loads x{s}"),
+                    odd,
+                    Some(s),
+                    Inputs::Normal,
+                ));
+            }
+        }
+        // Scores rising far past the running max in later blocks (the lazy max, rescaled).
+        cases.push(case(
+            format!("{dtype} kv3000 uniform"),
+            base(1, 3000),
+            Some(2),
+            Inputs::Uniform,
+        ));
+    }
+    assert_cases_on(
+        ctx,
+        &cases,
+        2000,
+        |k| matches!(k, Kernel::Vector(t) if t.team > 0),
     );
 }

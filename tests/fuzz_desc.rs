@@ -743,13 +743,19 @@ fn check_plan(
             {
                 return Err(fail(format!("decode tiles {t:?}: {}", ctx())));
             }
-            // The split pass covers every KV head's query vectors; a reduce pass iff split.
+            // The split pass covers every KV head's query vectors; a reduce pass iff split. The
+            // subgroup kernel: at most 4 query vectors a workgroup, teams of the adapter's one
+            // subgroup size.
             let g = p.dispatches()[0].workgroups;
             let vectors = desc.group_size() as u64 * desc.q_len as u64;
             if g[0] != t.kv_splits
                 || (g[1] as u64) * (t.rows as u64) < desc.kv_heads as u64 * vectors
                 || g[2] != desc.batch
                 || p.dispatches().len() != if t.kv_splits > 1 { 2 } else { 1 }
+                || (t.team > 0
+                    && (t.rows > 4
+                        || t.team != caps.subgroup_min_size
+                        || caps.subgroup_min_size != caps.subgroup_max_size))
             {
                 return Err(fail(format!("decode grid {g:?}: {}", ctx())));
             }

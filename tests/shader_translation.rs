@@ -252,6 +252,14 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 "{profile}: no portable KV-split variant planned"
             );
         }
+        // The subgroup decode kernel where subgroups have one size (Apple's is translated to MSL
+        // below, the way wgpu's Metal backend runs it).
+        if caps.subgroups && caps.subgroup_min_size == caps.subgroup_max_size {
+            assert!(
+                variants.keys().any(|l| l.starts_with("vector_subgroup ")),
+                "{profile}: no subgroup decode variant planned"
+            );
+        }
         if profile == "nvidia" {
             for entry in ["fused_coop_kv ", "fused_coop_split_kv "] {
                 assert!(

@@ -11,7 +11,9 @@
 //!   KiB, which lavapipe's 32 KiB cannot hold) on every tile that allows it, with 8 rows where
 //!   the output allows them;
 //! - the decode kernel's output merge in 8 and 4 passes (`decode_merge=1`, `=2`): what adapters
-//!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget.
+//!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget;
+//!   with the latter, no subgroup decode kernel (`decode_sg=0`): the other decode kernels on the
+//!   shapes it takes on lavapipe (what adapters without one fixed subgroup size run).
 
 mod common;
 
@@ -26,7 +28,7 @@ const KNOB_SETS: [&str; 5] = [
     "portable_prefetch=16,portable_fill=128,decode_vearly=1",
     "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
-    "decode_merge=2",
+    "decode_merge=2,decode_sg=0",
 ];
 
 #[test]

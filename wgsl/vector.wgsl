@@ -35,11 +35,8 @@
 // one split the kernel writes the output; with several it writes each split's unnormalised
 // output, max and sum to the scratch buffer, and wgsl/vector_reduce.wgsl combines them.
 //
-// K and V are bound as `array<vec4<u32>>` whatever the dtype. With VEC = 1 the host has checked
-// that every offset and stride of K and V is a multiple of 16 bytes, so a chunk is whole
-// `vec4<u32>`s; with VEC = 0 (any layout) a chunk is assembled from 32-bit words, every one of
-// which lies in a whole `vec4<u32>` of the binding (the host checks that K's and V's required
-// bytes, rounded up to words, are a multiple of 16).
+// The chunk loads (whole 16-byte words with VEC = 1, assembled from 32-bit words otherwise) and
+// the step-3 state are wgsl/decode_chunks.wgsl's, shared with wgsl/vector_subgroup.wgsl.
 
 override RG: u32 = 4u;          // query vectors per workgroup
 override BK: u32 = 64u;         // keys per tile: WG / LPK
@@ -79,75 +76,6 @@ var<workgroup> tmax_s: array<atomic<u32>, 8u * ((RG + 3u) / 4u)>;
 var<workgroup> flag_s: array<atomic<u32>, 2>;
 // Per query vector (in blocks of 4): the workgroup's max and sum after the merge.
 var<workgroup> fin_s: array<f32, 64>;
-
-// Query vector `r` of the workgroup whose first is `qv0` (within the KV head's group). (wgsl/decode_query.wgsl)
-fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
-    return query_vector_of(kv_head, qv0, r, RG);
-}
-
-// A chunk (8 elements) as loaded: `a` holds all of it for f16, the first half for f32.
-struct Raw {
-    a: vec4<u32>,
-    b: vec4<u32>,
-}
-
-// A chunk converted to f32.
-struct Chunk {
-    lo: vec4<f32>,
-    hi: vec4<f32>,
-}
-
-// Word `w` of K (`from_v` false) or V (true); every call passes a constant, so the branch folds.
-fn word_kv(from_v: bool, w: u32) -> u32 {
-    if (from_v) {
-        return v[w >> 2u][w & 3u];
-    }
-    return k[w >> 2u][w & 3u];
-}
-
-// Vec4 `i` of K or V, as `word_kv`.
-fn vec_kv(from_v: bool, i: u32) -> vec4<u32> {
-    if (from_v) {
-        return v[i];
-    }
-    return k[i];
-}
-
-// Two f16 from the 32-bit words `x` and `y` holding elements (e - 1, e) and (e + 1, e + 2).
-fn shift16(x: u32, y: u32) -> u32 {
-    return (x >> 16u) | (y << 16u);
-}
-
-// Elements [e, e + 8) of K (`from_v` false) or V (true), or zeros where `ok` is false.
-fn load_chunk(from_v: bool, e: u32, ok: bool) -> Raw {
-    var r = Raw();
-    if (!ok || (ABLATE & 32u) != 0u) {
-        return r;
-    }
-    if (VEC == 1u) {
-        if (ELEM_BYTES == 2u) {
-            r.a = vec_kv(from_v, e >> 3u);
-        } else {
-            r.a = vec_kv(from_v, e >> 2u);
-            r.b = vec_kv(from_v, (e >> 2u) + 1u);
-        }
-    } else if (ELEM_BYTES == 2u) {
-        let w = e >> 1u;
-        let x = vec4<u32>(word_kv(from_v, w), word_kv(from_v, w + 1u), word_kv(from_v, w + 2u),
-                          word_kv(from_v, w + 3u));
-        r.a = x;
-        if ((e & 1u) == 1u) {
-            let x4 = word_kv(from_v, w + 4u);
-            r.a = vec4<u32>(shift16(x.x, x.y), shift16(x.y, x.z), shift16(x.z, x.w), shift16(x.w, x4));
-        }
-    } else {
-        r.a = vec4<u32>(word_kv(from_v, e), word_kv(from_v, e + 1u), word_kv(from_v, e + 2u),
-                        word_kv(from_v, e + 3u));
-        r.b = vec4<u32>(word_kv(from_v, e + 4u), word_kv(from_v, e + 5u), word_kv(from_v, e + 6u),
-                        word_kv(from_v, e + 7u));
-    }
-    return r;
-}
 
 // The K chunks of step 1 for the tile at key `kb`: key kb + jk, chunks uk + n * LPK (n < 4).
 struct KTile {
@@ -189,22 +117,6 @@ fn load_v_tile(v_head: u32, kb: u32, j: u32, key_end: u32, cv: u32, ok: bool) ->
     );
 }
 
-fn unpack_chunk(r: Raw) -> Chunk {
-    if (ELEM_BYTES == 2u) {
-        return Chunk(
-            vec4<f32>(unpack2x16float(r.a.x), unpack2x16float(r.a.y)),
-            vec4<f32>(unpack2x16float(r.a.z), unpack2x16float(r.a.w)),
-        );
-    }
-    return Chunk(bitcast<vec4<f32>>(r.a), bitcast<vec4<f32>>(r.b));
-}
-
-// q · k over chunk c of query vector r.
-fn dot_chunk(r: u32, c: u32, x: Chunk) -> f32 {
-    let at = r * (HEAD_DIM / 4u) + 2u * c;
-    return dot(q_s[at], x.lo) + dot(q_s[at + 1u], x.hi);
-}
-
 // A score as a u32 whose order is the floats' (scores are finite); 0 lies below every score.
 fn ordered(x: f32) -> u32 {
     let b = bitcast<u32>(x);
@@ -230,64 +142,18 @@ fn probs4(rb: u32, j: u32, slow: bool, m: vec4<f32>) -> vec4<f32> {
     return x;
 }
 
-// Thread state of step 3: 4 query vectors' outputs and sums over one key group's keys, relative
-// to the workgroup's running max.
-struct State {
-    l: vec4<f32>,   // sum of P per query vector
-    o0l: vec4<f32>, // output columns [8c, 8c + 4) and [8c + 4, 8c + 8) of the 4 query vectors
-    o0h: vec4<f32>,
-    o1l: vec4<f32>,
-    o1h: vec4<f32>,
-    o2l: vec4<f32>,
-    o2h: vec4<f32>,
-    o3l: vec4<f32>,
-    o3h: vec4<f32>,
-}
-
-// The state with each query vector's output and sum multiplied by its `alpha`.
-fn rescale(st: State, alpha: vec4<f32>) -> State {
-    return State(st.l * alpha, st.o0l * alpha.x, st.o0h * alpha.x, st.o1l * alpha.y,
-                 st.o1h * alpha.y, st.o2l * alpha.z, st.o2h * alpha.z, st.o3l * alpha.w,
-                 st.o3h * alpha.w);
-}
-
-// Adds keys j0..j3 (P p0..p3 per query vector, values x0..x3) to the state.
-fn update(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
-          x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
-    var n = st;
-    n.l = st.l + ((p0 + p1) + (p2 + p3));
-    n.o0l = st.o0l + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
-    n.o0h = st.o0h + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
-    n.o1l = st.o1l + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;
-    n.o1h = st.o1h + p0.y * x0.hi + p1.y * x1.hi + p2.y * x2.hi + p3.y * x3.hi;
-    n.o2l = st.o2l + p0.z * x0.lo + p1.z * x1.lo + p2.z * x2.lo + p3.z * x3.lo;
-    n.o2h = st.o2h + p0.z * x0.hi + p1.z * x1.hi + p2.z * x2.hi + p3.z * x3.hi;
-    n.o3l = st.o3l + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
-    n.o3h = st.o3h + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
-    return n;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let split = wg.x;
-    let groups_per_head = (p.group * p.q_len + RG - 1u) / RG;
-    let kv_head = wg.y / groups_per_head;
-    let qv0 = (wg.y % groups_per_head) * RG;
-    let b = wg.z;
-    let d4 = HEAD_DIM / 4u;
+    // The split, query group and keys (wgsl/decode_query.wgsl).
+    let dg = decode_group(wg, RG);
+    let kv_head = dg.kv_head;
+    let b = dg.b;
+    let key_end = dg.key_end;
     let d8 = HEAD_DIM / 8u;
     let dv8 = V_HEAD_DIM / 8u;
     let nrb = (RG + 3u) / 4u;
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
-
-    // This split's keys, cut short where a causal mask hides the rest from every query row.
-    let key_begin = split * p.split_len;
-    var key_end = min(key_begin + p.split_len, p.kv_len);
-    if (MASK_KIND == 1u) {
-        let visible = i32(p.q_len - 1u) + p.causal_shift + 1;
-        key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
-    }
 
     // Step 1's role: key jk of the tile, chunks uk + n * LPK (n < 4) of its row.
     let jk = t / LPK;
@@ -306,21 +172,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     // With PF the first tile's K loads, issued before the queries are staged.
     var kt_next = KTile();
     if (PF == 1u) {
-        kt_next = load_k_tile(k_head, key_begin, key_end, jk, uk);
+        kt_next = load_k_tile(k_head, dg.key_begin, key_end, jk, uk);
     }
 
     // The queries, f32, zeros for vectors past the group.
-    for (var e = t; e < RG * d4; e += WG) {
-        let r = e / d4;
-        let d = (e % d4) * 4u;
-        let qv = query_vector(kv_head, qv0, r);
-        var x = vec4<f32>();
-        if (qv.valid) {
-            let at = row_base(p.q, b, qv.h, qv.i) + d;
-            x = vec4<f32>(f32(q[at]), f32(q[at + 1u]), f32(q[at + 2u]), f32(q[at + 3u]));
-        }
-        q_s[e] = x;
-    }
+    stage_queries(kv_head, dg.qv0, b, t, RG, WG);
     // The first tile's max and flags (the other parity's are reset by the first tile).
     if (t < nrb) {
         m_s[t] = vec4<f32>(FLOOR);
@@ -334,8 +190,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     workgroupBarrier(); // q_s is read by every thread from step 1 on
 
     var par = 0u; // the tile's parity
-    let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
-    for (var kb = key_begin; kb < tiles_end; kb += BK) {
+    let tiles_end = select(key_end, dg.key_begin, (ABLATE & 4u) != 0u);
+    for (var kb = dg.key_begin; kb < tiles_end; kb += BK) {
         // This tile's K chunks and (VEARLY) first V rows: the thread's loads are issued together;
         // with PF the next tile's K instead of this one's, issued a tile earlier (zeros past the
         // split).
@@ -386,7 +242,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         for (var e = t; e < 4u * nrb * BK; e += WG) {
             let r = e / BK;
             let j = e % BK;
-            let qv = query_vector(kv_head, qv0, r);
+            let qv = query_vector(kv_head, dg.qv0, r);
             var s = EXCLUDED;
             if (qv.valid && kb + j < key_end) {
                 var dot_qk = 0.0;
@@ -459,9 +315,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         fin_s[2u * e] = m_all;
         fin_s[2u * e + 1u] = l_all;
-        let qv = query_vector(kv_head, qv0, e);
+        let qv = query_vector(kv_head, dg.qv0, e);
         if (qv.valid && p.kv_splits > 1u) {
-            put_stats(b, qv.h, qv.i, split, m_all, l_all);
+            put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
         }
     }
     workgroupBarrier();
@@ -493,36 +349,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                     let at = 4u * (i * WG + kg * slot + ee);
                     sum += vec4<f32>(red_s[at], red_s[at + 1u], red_s[at + 2u], red_s[at + 3u]);
                 }
-                store(kv_head, qv0, r, (ee % dv8) * 8u + (step % 2u) * 4u, sum, b, split);
+                store(kv_head, dg.qv0, r, (ee % dv8) * 8u + (step % 2u) * 4u, sum,
+                      fin_s[2u * r + 1u], b, dg.split);
             }
         }
     }
 }
 
-// Output vec4 `step` of the state: columns [8c, 8c + 4) (even steps) or [8c + 4, 8c + 8) (odd) of
-// query vector rb * 4 + step / 2.
-fn output_vec4(st: State, step: u32) -> vec4<f32> {
-    switch step {
-        case 0u: { return st.o0l; }
-        case 1u: { return st.o0h; }
-        case 2u: { return st.o1l; }
-        case 3u: { return st.o1h; }
-        case 4u: { return st.o2l; }
-        case 5u: { return st.o2h; }
-        case 6u: { return st.o3l; }
-        default: { return st.o3h; }
-    }
-}
-
-// Writes output columns [col, col + 4) of query vector r: normalised into `out` with one split,
-// unnormalised into the split's part of the scratch with several.
-fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, b: u32, split: u32) {
+// Writes output columns [col, col + 4) of query vector r (sum of P `l`): normalised into `out`
+// with one split, unnormalised into the split's part of the scratch with several.
+fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, l: f32, b: u32, split: u32) {
     let qv = query_vector(kv_head, qv0, r);
     if (!qv.valid) {
         return;
     }
     if (p.kv_splits == 1u) {
-        let l = fin_s[2u * r + 1u];
         // A query vector with every key excluded has l == 0 and is written as zeros.
         let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
         let at = row_base(p.out, b, qv.h, qv.i) + col;

@@ -193,32 +193,24 @@ fn pv_frag(o: frag_c, n: u32) -> frag_c {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let split = wg.x;
-    let groups_per_head = (p.group * p.q_len + RQ - 1u) / RQ;
-    let kv_head = wg.y / groups_per_head;
-    let qv0 = (wg.y % groups_per_head) * RQ;
-    let b = wg.z;
+    // The split, query group and keys (wgsl/decode_query.wgsl).
+    let dg = decode_group(wg, RQ);
+    let kv_head = dg.kv_head;
+    let b = dg.b;
+    let key_end = dg.key_end;
     let warp = t / 32u;
     let lane = t % 32u;
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
 
-    // This split's keys, cut short where a causal mask hides the rest from every query row.
-    let key_begin = split * p.split_len;
-    var key_end = min(key_begin + p.split_len, p.kv_len);
-    if (MASK_KIND == 1u) {
-        let visible = i32(p.q_len - 1u) + p.causal_shift + 1;
-        key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
-    }
-
     // The first tile's loads; Q's first QR rows staged while they are in flight.
-    var kw = fetch_words(false, k_head, key_begin, key_end, t);
-    var vw = fetch_words(true, v_head, key_begin, key_end, t);
+    var kw = fetch_words(false, k_head, dg.key_begin, key_end, t);
+    var vw = fetch_words(true, v_head, dg.key_begin, key_end, t);
     let qs = HEAD_DIM + PAD;
     for (var e = t; e < QR * HEAD_DIM / 4u; e += WG) {
         let r = e / (HEAD_DIM / 4u);
         let d = (e % (HEAD_DIM / 4u)) * 4u;
-        let qv = query_vector(kv_head, qv0, r);
+        let qv = query_vector(kv_head, dg.qv0, r);
         var x = vec4<f32>();
         if (qv.valid) {
             let at = row_base(p.q, b, qv.h, qv.i) + d;
@@ -235,20 +227,20 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let per = HEAD_DIM / FRAG / 2u; // Q fragments per half, at most 4
     let qa0 = half * per * FRAG;
     put_words(false, kw, t);
-    kw = fetch_words(false, k_head, key_begin + BK, key_end, t);
+    kw = fetch_words(false, k_head, dg.key_begin + BK, key_end, t);
     workgroupBarrier(); // the first tile's K staged
 
     // The softmax's role: row sr, keys sc .. sc + 3.
     let sr = t / (WG / FRAG);
     let sc = (t % (WG / FRAG)) * 4u;
-    let sqv = query_vector(kv_head, qv0, sr);
+    let sqv = query_vector(kv_head, dg.qv0, sr);
     var m = FLOOR; // the row's running max (log2 units), raised lazily
     var l = 0.0;   // this thread's share of its running sum
     var o = frag_c();
     let slot = warp * FRAG * FRAG; // the subgroup's O slot in s_s
 
-    let tiles_end = select(key_end, key_begin, (ABLATE & 4u) != 0u);
-    for (var kb = key_begin; kb < tiles_end; kb += BK) {
+    let tiles_end = select(key_end, dg.key_begin, (ABLATE & 4u) != 0u);
+    for (var kb = dg.key_begin; kb < tiles_end; kb += BK) {
         // 1. S = Q K^T for key fragment kf, head-dims half `half`.
         {
             var acc = qk(frag_c(), qa0, kf, half * per);
@@ -301,7 +293,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         workgroupBarrier(); // P, alpha and V complete; S read
         // 3. O += P V, O rescaled first where some row's max rose (O is zero before the first
         // tile). Every subgroup reads the same factors, so all take the same branch.
-        if (subgroupAny(alpha_s[lane % FRAG] != 1.0) && kb > key_begin) {
+        if (subgroupAny(alpha_s[lane % FRAG] != 1.0) && kb > dg.key_begin) {
             o = rescaled(o, slot, lane);
         }
         o = pv_frag(o, warp);
@@ -317,7 +309,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     if (sc == 0u) {
         stat_s[sr] = vec4<f32>(m, l, 0.0, 0.0);
         if (sqv.valid && p.kv_splits > 1u) {
-            put_stats(b, sqv.h, sqv.i, split, m, l);
+            put_stats(b, sqv.h, sqv.i, dg.split, m, l);
         }
     }
     // The O fragment's rows through the subgroup's slot: divided by the row's sum into `out`
@@ -327,7 +319,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     workgroupBarrier();
     let row = lane / 2u;
     let c0 = (lane % 2u) * 8u;
-    let qv = query_vector(kv_head, qv0, row);
+    let qv = query_vector(kv_head, dg.qv0, row);
     if (qv.valid) {
         let l_row = stat_s[row].y;
         for (var c = c0; c < c0 + 8u; c++) {
@@ -337,7 +329,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 // A query vector with every key excluded has l == 0 and is written as zeros.
                 out[row_base(p.out, b, qv.h, qv.i) + col] = elem(select(x / l_row, 0.0, l_row == 0.0));
             } else {
-                partial[row_dest(b, qv.h, qv.i, split) + col] = x;
+                partial[row_dest(b, qv.h, qv.i, dg.split) + col] = x;
             }
         }
     }

@@ -128,6 +128,10 @@ pub struct VectorTiles {
     /// BENCHMARKS.md twelfth session: 3-5% faster from 32768 keys, the same at 16384; d64 and
     /// more query vectors a workgroup were not faster, or took more registers).
     pub k_ahead: bool,
+    /// Lanes per team of the subgroup kernel (`wgsl/vector_subgroup.wgsl`: each subgroup takes
+    /// its own blocks of keys, no barrier in the loop), the adapter's fixed subgroup size; 0 for
+    /// the other kernels. See [`team_serves`].
+    pub team: u32,
 }
 
 /// The shape of a decode workgroup that sizes its reduction array: what [`red_slots`] needs of
@@ -207,7 +211,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// caps the output vec4s each thread merges per pass at the end, `decode_pf` (0 or 1) sets
 /// [`VectorTiles::k_ahead`]; `decode_coop` (see
 /// [`MATRIX_MAX_KV_LEN`]) and `decode_sb_pad=N` (N more floats of the matrix kernel's score
-/// array: the workgroup-memory sweep) for the cooperative-matrix kernel.
+/// array: the workgroup-memory sweep) for the cooperative-matrix kernel; `decode_sg=0` (never
+/// the subgroup kernel, see [`team_takes`]) and `decode_teams` (2, 4, 8 or 16 subgroups a
+/// workgroup) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -220,9 +226,6 @@ pub fn fit_tiles(
             desc.q_len,
             format!("the decode kernel serves q_len <= {MAX_Q_LEN}"),
         ));
-    }
-    if matrix_takes(caps, desc) {
-        return matrix_tiles(caps, desc, splits);
     }
     // K and V are bound as `array<vec4<u32>>`: every 32-bit word the kernel reads must lie in a
     // whole vec4 of the binding, which holds when the bytes they need, rounded up to words, are
@@ -238,6 +241,12 @@ pub fn fit_tiles(
                  multiple of 16",
             ));
         }
+    }
+    if team_takes(caps, desc) {
+        return team_tiles(caps, desc, splits);
+    }
+    if matrix_takes(caps, desc) {
+        return matrix_tiles(caps, desc, splits);
     }
     let workgroup_size = knob("decode_wg")
         .filter(|w| w.is_power_of_two() && (64..=1024).contains(w))
@@ -326,6 +335,90 @@ pub fn fit_tiles(
         vectorized,
         matrix: false,
         k_ahead,
+        team: 0,
+    })
+}
+
+/// Teams (subgroups) per workgroup of the subgroup decode kernel.
+pub const TEAMS: u32 = 8;
+
+/// The subgroup decode kernel's shape for `desc` with teams of `team` lanes: (lanes per K row,
+/// keys per team block), or `None` where its lane layout does not fit (every lane reads at most
+/// 4 chunks of a K row; the team covers the V row's chunks, each lane at most 4 keys a block).
+fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
+    let d8 = desc.head_dim / 8;
+    let dv8 = desc.v_head_dim / 8;
+    let lanes_per_key = d8.div_ceil(4);
+    if team == 0 || !team.is_multiple_of(lanes_per_key) || dv8 > team || !team.is_multiple_of(dv8) {
+        return None;
+    }
+    let keys = team / lanes_per_key;
+    (keys <= 4 * (team / dv8)).then_some((lanes_per_key, keys))
+}
+
+/// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32), the teams'
+/// outputs, maxima and sums.
+fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
+    desc.head_dim * 16 + teams * desc.v_head_dim * 16 + 2 * teams * 16
+}
+
+/// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
+/// with `caps`: subgroups of one fixed size (8 to 64 lanes) with shuffles, at most 4 query
+/// vectors per KV head (GQA group times q_len), a lane layout that fits (every lane reads at
+/// most 4 chunks of a K row; the team covers a V row, each lane at most 4 keys a block), within
+/// the workgroup memory and invocation limits.
+pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    let team = caps.subgroup_min_size;
+    caps.subgroups
+        && team == caps.subgroup_max_size
+        && (8..=64).contains(&team)
+        && desc.group_size() * desc.q_len <= 4
+        && team_shape(desc, team).is_some()
+        && TEAMS * team <= caps.max_invocations_per_workgroup
+        && TEAMS * team <= caps.max_workgroup_size_x
+        && team_workgroup_bytes(desc, TEAMS) <= caps.max_workgroup_storage_bytes
+}
+
+/// Whether the decode kernel takes the subgroup kernel for `desc`: wherever it serves (knob
+/// `decode_sg=0`: never). On the H200 it was the fastest decode kernel at every length it
+/// serves (BENCHMARKS.md, thirteenth session).
+pub fn team_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    crate::tune::knob("decode_sg") != Some(0) && team_serves(caps, desc)
+}
+
+/// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
+fn team_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    splits: Option<u32>,
+) -> Result<VectorTiles> {
+    let team = caps.subgroup_min_size;
+    let (lanes_per_key, keys) = team_shape(desc, team).expect("team_serves checked the shape");
+    let rows = desc.group_size() * desc.q_len;
+    let teams = crate::tune::knob("decode_teams")
+        .filter(|n| {
+            [2, 4, 8, 16].contains(n)
+                && n * team <= caps.max_invocations_per_workgroup
+                && team_workgroup_bytes(desc, *n) <= caps.max_workgroup_storage_bytes
+        })
+        .unwrap_or(TEAMS);
+    let block_k = teams * keys;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
+    Ok(VectorTiles {
+        rows,
+        block_k,
+        workgroup_size: teams * team,
+        kv_splits,
+        split_len,
+        workgroup_bytes: team_workgroup_bytes(desc, teams),
+        lanes_per_key,
+        key_groups: 0,
+        merge_vec4s: 0,
+        early_v: false,
+        vectorized: kv_in_16_byte_words(desc) && crate::tune::knob("decode_vec") != Some(0),
+        matrix: false,
+        k_ahead: false,
+        team,
     })
 }
 
@@ -481,6 +574,7 @@ fn matrix_tiles(
         early_v: false,
         vectorized: true,
         matrix: true,
+        team: 0,
         k_ahead: false,
     })
 }
@@ -592,7 +686,9 @@ pub(crate) fn reduce_dispatch(
 /// kv 16384, 41 us a call) they showed the fixed costs: 6 us a call with neither (one dispatch
 /// staging the queries and writing (max, sum)), 13 us without the tiles, the reduce pass 5 us
 /// (benches/results/h200-2026-11-30b-sweeps); 16 us with everything but the loads (twelfth
-/// session, sweep 3), against 38-39 with them.
+/// session, sweep 3), against 38-39 with them. The subgroup kernel (thirteenth session,
+/// benches/results/h200-2026-12-01-sweeps): 30 us without the reduce pass against 35 with it
+/// at 16384 keys, 13 us without the loads.
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -608,6 +704,22 @@ pub fn plan(
     let split_ablate = ablate & (4 | 32);
     let split_pass = if t.matrix {
         matrix_variant(desc, t, split_ablate)
+    } else if t.team > 0 {
+        variant(
+            KernelEntry::VectorSubgroup,
+            vec![
+                ("RG", t.rows),
+                ("HEAD_DIM", desc.head_dim),
+                ("V_HEAD_DIM", desc.v_head_dim),
+                ("TEAM", t.team),
+                ("TEAMS", t.workgroup_size / t.team),
+                ("LPK", t.lanes_per_key),
+                ("VEC", t.vectorized as u32),
+                ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
+                ("MASK_KIND", mask_kind(desc)),
+                ("ABLATE", split_ablate & 32),
+            ],
+        )
     } else {
         variant(
             KernelEntry::Vector,
@@ -727,8 +839,9 @@ mod tests {
         use crate::desc::DType;
         let nvidia = Capabilities::nvidia_vulkan();
         let d = |q, kv, dim| AttentionDesc::new(1, 32, 8, q, kv, dim).with_dtype(DType::F16);
+        // Two query rows: 8 query vectors a KV head, more than the subgroup kernel takes.
         for dim in [64, 128] {
-            let t = fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap();
+            let t = fit_tiles(&nvidia, &d(2, 4096, dim), None).unwrap();
             assert!(t.matrix, "{t:?}");
             // One 16-row fragment block: its threads one subgroup per O fragment, within the
             // workgroup memory that keeps two workgroups an SM.
@@ -736,8 +849,8 @@ mod tests {
             assert!(t.workgroup_bytes <= MATRIX_BUDGET_BYTES, "{t:?}");
             assert!(t.kv_splits * t.split_len >= 4096 && t.split_len.is_multiple_of(t.block_k));
             // Longer caches and f32: the f32 vector kernel.
-            assert!(!fit_tiles(&nvidia, &d(1, 4097, dim), None).unwrap().matrix);
-            let f32 = d(1, 4096, dim).with_dtype(DType::F32);
+            assert!(!fit_tiles(&nvidia, &d(2, 4097, dim), None).unwrap().matrix);
+            let f32 = d(2, 4096, dim).with_dtype(DType::F32);
             assert!(!fit_tiles(&nvidia, &f32, None).unwrap().matrix);
             // 16 query vectors a workgroup keep all of Q's 16 rows: within the budget at d64,
             // not at d128.
@@ -750,27 +863,97 @@ mod tests {
                 .matrix
         );
         for dim in [32, 80, 160, 256] {
-            assert!(!fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap().matrix);
+            assert!(!fit_tiles(&nvidia, &d(2, 4096, dim), None).unwrap().matrix);
         }
         // Value head dims past the head dim were not run on a GPU: the f32 vector kernel.
         assert!(
-            !fit_tiles(&nvidia, &d(1, 4096, 64).with_v_head_dim(128), None)
+            !fit_tiles(&nvidia, &d(2, 4096, 64).with_v_head_dim(128), None)
                 .unwrap()
                 .matrix
         );
         // Apple lists 8x8 fragments only; lavapipe none.
         for caps in [Capabilities::apple_m_series(), Capabilities::lavapipe()] {
-            assert!(!fit_tiles(&caps, &d(1, 4096, 128), None).unwrap().matrix);
+            assert!(!fit_tiles(&caps, &d(2, 4096, 128), None).unwrap().matrix);
         }
         // The plan names it.
         let p = crate::planner::plan(
             &nvidia,
-            &d(1, 4096, 128),
+            &d(2, 4096, 128),
             &crate::planner::PlanOptions::default(),
         )
         .unwrap();
         assert!(p.to_string().contains(" coop "), "{p}");
         assert_eq!(p.dispatches()[0].variant.entry, KernelEntry::VectorCoop);
+    }
+
+    #[test]
+    fn subgroup_teams_take_decode_of_few_query_vectors_where_the_subgroup_size_is_fixed() {
+        use crate::desc::DType;
+        let d = |q, kv, dim| AttentionDesc::new(1, 32, 8, q, kv, dim).with_dtype(DType::F16);
+        let nvidia = Capabilities::nvidia_vulkan();
+        for kv in [1, 256, 4096, 16384, 131072] {
+            for dim in [32, 64, 128, 256] {
+                let t = fit_tiles(&nvidia, &d(1, kv, dim), None).unwrap();
+                assert_eq!(t.team, 32, "{t:?}");
+                assert!(!t.matrix, "{t:?}");
+                // A lane reads at most 4 chunks of a K row; a block is TEAMS teams of keys.
+                let lanes_per_key = (dim / 8).div_ceil(4);
+                assert_eq!(t.lanes_per_key, lanes_per_key);
+                assert_eq!(t.block_k, TEAMS * 32 / lanes_per_key);
+                assert_eq!(t.workgroup_size, TEAMS * 32);
+                assert_eq!(
+                    t.workgroup_bytes,
+                    team_workgroup_bytes(&d(1, kv, dim), TEAMS)
+                );
+                assert!(t.kv_splits * t.split_len >= kv && t.split_len.is_multiple_of(t.block_k));
+                // The reduce pass after it when the keys are split.
+                let (dispatches, scratch) = plan(&nvidia, &d(1, kv, dim), &t).unwrap();
+                assert_eq!(dispatches.len(), 1 + (t.kv_splits > 1) as usize);
+                assert_eq!(dispatches[0].variant.entry, KernelEntry::VectorSubgroup);
+                assert_eq!(scratch, scratch_bytes(&d(1, kv, dim), &t));
+            }
+        }
+        // Metal: the same kernel, then the reduce pass.
+        let apple = Capabilities::apple_m_series();
+        let t = fit_tiles(&apple, &d(1, 16384, 128), None).unwrap();
+        assert_eq!(t.team, 32);
+        assert!(t.kv_splits > 1, "{t:?}");
+        let (dispatches, _) = plan(&apple, &d(1, 16384, 128), &t).unwrap();
+        assert_eq!(dispatches[1].variant.entry, KernelEntry::VectorReduce);
+        // Not where the lane layout does not fit: more than 4 query vectors a KV head, a K row
+        // that does not split evenly over lanes (d80: 3 lanes of 4 chunks), a V row past what
+        // the lanes of a block cover (value head dim past the head dim).
+        for desc in [
+            d(2, 4096, 128),
+            AttentionDesc::new(1, 32, 4, 1, 4096, 128).with_dtype(DType::F16),
+            d(1, 4096, 80),
+            d(1, 4096, 64).with_v_head_dim(128),
+        ] {
+            assert_eq!(fit_tiles(&nvidia, &desc, None).unwrap().team, 0, "{desc:?}");
+        }
+        // Nor where the subgroup size varies or is unknown (AMD's 32..64, a profile without
+        // subgroups); lavapipe's 8 lanes cover head dims up to 64.
+        let mut varying = nvidia.clone();
+        varying.subgroup_max_size = 64;
+        let mut none = nvidia.clone();
+        none.subgroups = false;
+        for caps in [varying, none] {
+            assert_eq!(fit_tiles(&caps, &d(1, 4096, 128), None).unwrap().team, 0);
+        }
+        let lavapipe = Capabilities::lavapipe();
+        assert_eq!(fit_tiles(&lavapipe, &d(1, 4096, 64), None).unwrap().team, 8);
+        assert_eq!(
+            fit_tiles(&lavapipe, &d(1, 4096, 128), None).unwrap().team,
+            0
+        );
+        // The plan names it.
+        let p = crate::planner::plan(
+            &nvidia,
+            &d(1, 16384, 128),
+            &crate::planner::PlanOptions::default(),
+        )
+        .unwrap();
+        assert!(p.to_string().contains(" subgroups=8x32 "), "{p}");
     }
 
     #[test]

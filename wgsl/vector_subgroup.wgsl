@@ -1,0 +1,238 @@
+// Decode attention for short queries, the subgroups streaming on their own: each subgroup (a
+// "team" of TEAM lanes, the adapter's fixed subgroup size) takes its own blocks of keys through
+// scores, softmax and P V with its own running max, exchanging values only by subgroup shuffles;
+// the workgroup meets at a barrier once after the queries are staged and once before the teams'
+// results are merged. (wgsl/vector.wgsl, the portable decode kernel, has every thread of the
+// workgroup pass two barriers a tile: each one drains the workgroup's loads in flight, and on the
+// H200 its loop streamed at ~3.6 TB/s where a kernel that only reads reached 4.5.)
+//
+// One workgroup handles RG <= 4 query vectors (query heads h of one KV head times query rows i,
+// numbered r = (h % group) * q_len + i from `qv0`, wgsl/decode_query.wgsl) against one split of
+// the keys, [split * split_len, (split + 1) * split_len). Team w takes the blocks of KB = TEAM /
+// LPK keys at key_begin + (w + n * TEAMS) * KB, so that the workgroup reads TEAMS * KB
+// consecutive keys at a time. Per block, lane l of a team:
+//   1. scores: reads chunks u, u + LPK, ... (u = l % LPK, at most 4, wgsl/decode_chunks.wgsl) of
+//      key l / LPK straight from storage, dots them with the 4 query vectors (staged in
+//      workgroup memory, f32), and adds the LPK lanes of the key by shuffles: every lane of a key
+//      holds its 4 scores; scale and mask (`masked_score`, wgsl/mask.wgsl);
+//   2. softmax: P = exp2(s - m) against the team's running max m (the same in every lane). The
+//      max is raised lazily: only in a block where some score passes m + RESCALE_LOG2 (P stays
+//      below 2^32 in f32), to the block's max (shuffles), the team's state rescaled; the first
+//      block with a visible key always does;
+//   3. P V: lane l owns the 8 output columns of chunk c = l % DV8 for the 4 query vectors and
+//      the keys kh, kh + KH, ... of the block (kh = l / DV8, KH = TEAM / DV8 key slices); it
+//      reads its V chunks straight from storage and each key's P from a lane of that key (a
+//      shuffle), and adds P V and P to its output and sum.
+// A lane issues a block's K and V loads together at its start; the other teams overlap their
+// latency (on the H200, loading the next block during this one took 176 registers, one
+// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). After its last block
+// each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
+// memory; the workgroup then merges the teams (rescaling each to the largest max) and writes
+// the output (one split) or the split's unnormalised output, max and sum for
+// wgsl/vector_reduce.wgsl (several).
+
+override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
+override HEAD_DIM: u32 = 128u;
+override V_HEAD_DIM: u32 = 128u;
+override TEAM: u32 = 32u;       // lanes per team: the subgroup size
+override TEAMS: u32 = 8u;       // teams per workgroup
+override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM % LPK == 0
+override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
+override ELEM_BYTES: u32 = 2u;  // size of `elem`
+override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
+const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
+
+@group(0) @binding(1) var<storage, read> q: array<elem>;
+@group(0) @binding(2) var<storage, read> k: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> v: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read_write> out: array<elem>;
+// With several splits, each split's unnormalised outputs, max and sum go to `partial`
+// (wgsl/split_partial.wgsl, after this kernel).
+
+// The 4 query vectors (zeros past RG), f32.
+var<workgroup> q_s: array<vec4<f32>, HEAD_DIM>;
+// The teams' outputs [team][query vector][column quad], then their maxima and sums.
+var<workgroup> o_s: array<vec4<f32>, TEAMS * V_HEAD_DIM>;
+var<workgroup> m_s: array<vec4<f32>, TEAMS>;
+var<workgroup> l_s: array<vec4<f32>, TEAMS>;
+
+// A lane's loads for one block: its 4 K chunks (step 1) and its 4 V chunks (step 3).
+struct Block {
+    k0: Raw,
+    k1: Raw,
+    k2: Raw,
+    k3: Raw,
+    v0: Raw,
+    v1: Raw,
+    v2: Raw,
+    v3: Raw,
+}
+
+// The lane's loads of the block at key `kb` (zeros past `key_end`): K chunks u + n * LPK of key
+// kb + jk, V chunk c of keys kb + kh + n * KH.
+fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, c: u32, kh: u32)
+    -> Block {
+    let d8 = HEAD_DIM / 8u;
+    let kh_step = TEAM / (V_HEAD_DIM / 8u);
+    let kr = k_head + (kb + jk) * p.k.w + 8u * u;
+    let ok = kb + jk < key_end;
+    let kstep = 8u * LPK;
+    let vr = v_head + (kb + kh) * p.v.w + 8u * c;
+    let kb_end = TEAM / LPK;
+    let vs = kh_step * p.v.w;
+    let j = kb + kh;
+    return Block(
+        load_chunk(false, kr, ok && u < d8),
+        load_chunk(false, kr + kstep, ok && u + LPK < d8),
+        load_chunk(false, kr + 2u * kstep, ok && u + 2u * LPK < d8),
+        load_chunk(false, kr + 3u * kstep, ok && u + 3u * LPK < d8),
+        load_chunk(true, vr, kh < kb_end && j < key_end),
+        load_chunk(true, vr + vs, kh + kh_step < kb_end && j + kh_step < key_end),
+        load_chunk(true, vr + 2u * vs, kh + 2u * kh_step < kb_end && j + 2u * kh_step < key_end),
+        load_chunk(true, vr + 3u * vs, kh + 3u * kh_step < kb_end && j + 3u * kh_step < key_end),
+    );
+}
+
+// P of the block's key `j` for the 4 query vectors, from the first lane of that key; zeros past
+// the block.
+fn probs_of(pr: vec4<f32>, j: u32) -> vec4<f32> {
+    let x = subgroupShuffle(pr, min(j, TEAM / LPK - 1u) * LPK);
+    return select(vec4<f32>(), x, j < TEAM / LPK);
+}
+
+@compute @workgroup_size(TEAM * TEAMS)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    // The split, query group and keys (wgsl/decode_query.wgsl).
+    let dg = decode_group(wg, RG);
+    let kv_head = dg.kv_head;
+    let b = dg.b;
+    let key_end = dg.key_end;
+    let d8 = HEAD_DIM / 8u;
+    let dv8 = V_HEAD_DIM / 8u;
+    let kb_n = TEAM / LPK;      // keys per block
+    let kh_n = TEAM / dv8;      // key slices of step 3
+    let k_head = row_base(p.k, b, kv_head, 0u);
+    let v_head = row_base(p.v, b, kv_head, 0u);
+
+    let team = t / TEAM;
+    let lane = t % TEAM;
+    let jk = lane / LPK;   // step 1: key of the block
+    let u = lane % LPK;    //         first chunk
+    let c = lane % dv8;    // step 3: chunk of V
+    let kh = lane / dv8;   //         first key
+    let c0 = min(u, d8 - 1u);
+    let c1 = min(u + LPK, d8 - 1u);
+    let c2 = min(u + 2u * LPK, d8 - 1u);
+    let c3 = min(u + 3u * LPK, d8 - 1u);
+    var qvs: array<QueryVector, 4>;
+    for (var r = 0u; r < 4u; r++) {
+        qvs[r] = query_vector(kv_head, dg.qv0, r);
+    }
+    let stride = TEAMS * kb_n;
+    let first = dg.key_begin + team * kb_n;
+
+    // The queries, f32, zeros for vectors past the group (4 rows, whatever RG).
+    stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
+    workgroupBarrier();
+
+    var st = State(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
+                   vec4<f32>(), vec4<f32>(), vec4<f32>());
+    var m = vec4<f32>(FLOOR);
+    for (var kb = first; kb < key_end; kb += stride) {
+        let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
+        // 1. Scores of key kb + jk for the 4 query vectors.
+        var s = dots4(0u, c0, unpack_chunk(blk.k0));
+        s += dots4(0u, c1, unpack_chunk(blk.k1));
+        s += dots4(0u, c2, unpack_chunk(blk.k2));
+        s += dots4(0u, c3, unpack_chunk(blk.k3));
+        for (var w = 1u; w < LPK; w *= 2u) {
+            s += subgroupShuffleXor(s, w);
+        }
+        let key = kb + jk;
+        for (var r = 0u; r < 4u; r++) {
+            var x = EXCLUDED;
+            if (qvs[r].valid && key < key_end) {
+                x = masked_score(s[r], b, qvs[r].h, qvs[r].i, key);
+            }
+            s[r] = x;
+        }
+        // 2. The running max, raised where some score passes it by RESCALE_LOG2.
+        if (subgroupAny(any(s > m + RESCALE_LOG2))) {
+            var bm = s;
+            for (var w = LPK; w < TEAM; w *= 2u) {
+                bm = max(bm, subgroupShuffleXor(bm, w));
+            }
+            let m_new = max(m, bm);
+            st = rescale(st, exp2(m - m_new));
+            m = m_new;
+        }
+        let pr = exp2(s - m);
+        // 3. P V over the lane's keys of the block.
+        st = update(st, probs_of(pr, kh), probs_of(pr, kh + kh_n), probs_of(pr, kh + 2u * kh_n),
+                    probs_of(pr, kh + 3u * kh_n), unpack_chunk(blk.v0), unpack_chunk(blk.v1),
+                    unpack_chunk(blk.v2), unpack_chunk(blk.v3));
+    }
+
+    // The team's key slices added (all against the team's max); then the teams merged.
+    for (var w = dv8; w < TEAM; w *= 2u) {
+        st = State(st.l + subgroupShuffleXor(st.l, w), st.o0l + subgroupShuffleXor(st.o0l, w),
+                   st.o0h + subgroupShuffleXor(st.o0h, w), st.o1l + subgroupShuffleXor(st.o1l, w),
+                   st.o1h + subgroupShuffleXor(st.o1h, w), st.o2l + subgroupShuffleXor(st.o2l, w),
+                   st.o2h + subgroupShuffleXor(st.o2h, w), st.o3l + subgroupShuffleXor(st.o3l, w),
+                   st.o3h + subgroupShuffleXor(st.o3h, w));
+    }
+    let dv4 = V_HEAD_DIM / 4u;
+    if (kh == 0u) {
+        for (var step = 0u; step < 8u; step++) {
+            // Query vector step / 2, column quad 2c + step % 2.
+            o_s[(team * 4u + step / 2u) * dv4 + 2u * c + step % 2u] = output_vec4(st, step);
+        }
+        if (c == 0u) {
+            m_s[team] = m;
+            l_s[team] = st.l;
+        }
+    }
+    workgroupBarrier();
+    for (var e = t; e < 4u * dv4; e += TEAM * TEAMS) {
+        let r = e / dv4;
+        let col = (e % dv4) * 4u;
+        var m_all = FLOOR;
+        for (var w = 0u; w < TEAMS; w++) {
+            m_all = max(m_all, m_s[w][r]);
+        }
+        var l_all = 0.0;
+        var o = vec4<f32>();
+        for (var w = 0u; w < TEAMS; w++) {
+            let a = exp2(m_s[w][r] - m_all);
+            l_all += a * l_s[w][r];
+            o += a * o_s[(w * 4u + r) * dv4 + col / 4u];
+        }
+        let qv = query_vector(kv_head, dg.qv0, r);
+        if (!qv.valid) {
+            continue;
+        }
+        if (p.kv_splits == 1u) {
+            put_out(b, qv, col, o, l_all);
+        } else {
+            let at = row_dest(b, qv.h, qv.i, dg.split) + col;
+            partial[at] = o.x;
+            partial[at + 1u] = o.y;
+            partial[at + 2u] = o.z;
+            partial[at + 3u] = o.w;
+            if (col == 0u) {
+                put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
+            }
+        }
+    }
+}
+
+// Normalised output columns [col, col + 4) of query vector qv (sum of P `l`); a query vector
+// with every key excluded (l == 0) is written as zeros.
+fn put_out(b: u32, qv: QueryVector, col: u32, o: vec4<f32>, l: f32) {
+    let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
+    let at = row_base(p.out, b, qv.h, qv.i) + col;
+    out[at] = x.x;
+    out[at + 1u] = x.y;
+    out[at + 2u] = x.z;
+    out[at + 3u] = x.w;
+}
