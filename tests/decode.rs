@@ -407,10 +407,10 @@ fn cooperative_matrix_decode_where_listed() {
 
 /// The subgroup decode kernel (`wgsl/vector_subgroup.wgsl`), where the adapter has one fixed
 /// subgroup size (lavapipe: 8 lanes, head dims up to 64; the H200 and Apple GPUs: 32, head dims
-/// 64 to 256; skipped, and said so, elsewhere): f32 and f16, at most 4 query vectors a KV head
-/// (GQA, MQA, 2 query rows), keys from 1 to 5000 in one or several splits, masks, causal,
-/// KV-cache slices, layouts that need word loads, against the f64 reference. Every case must
-/// plan it.
+/// 32 to 256; skipped, and said so, elsewhere): f32 and f16, 1 to 16 query vectors a KV head in
+/// workgroups of at most 4 (GQA, MQA, 2 and 4 query rows), keys from 1 to 5000 in one or several
+/// splits, masks, causal, KV-cache slices, layouts that need word loads, against the f64
+/// reference. Every case must plan it.
 #[test]
 fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let Some(ctx) = ctx() else { return };
@@ -433,7 +433,8 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let mut cases = Vec::new();
     for dtype in dtypes() {
         for &d in &dims {
-            for (hq, hkv, q_len) in [(8, 2, 1), (4, 1, 1), (4, 2, 2), (3, 3, 1)] {
+            // 4, 4, 4 and 1 query vectors a KV head: one workgroup a KV head; 16: four.
+            for (hq, hkv, q_len) in [(8, 2, 1), (4, 1, 1), (4, 2, 2), (3, 3, 1), (8, 2, 4)] {
                 for kv_len in [1, 7, 1000, 5000] {
                     for splits in [None, Some(1), Some(3)] {
                         let desc =
@@ -520,5 +521,10 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         &cases,
         2000,
         |k| matches!(k, Kernel::Vector(t) if t.team > 0),
+    );
+    eprintln!(
+        "{} cases on the subgroup decode kernel (head dims {dims:?}, {} lanes)",
+        cases.len(),
+        caps.subgroup_min_size
     );
 }

@@ -363,8 +363,9 @@ fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
 }
 
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
-/// with `caps`: subgroups of one fixed size (8 to 64 lanes) with shuffles, at most 4 query
-/// vectors per KV head (GQA group times q_len), a lane layout that fits (every lane reads at
+/// with `caps`: subgroups of one fixed size (8 to 64 lanes) with shuffles (workgroups of at
+/// most 4 query vectors: a KV head with more takes several, each reading its K and V), a lane
+/// layout that fits (every lane reads at
 /// most 4 chunks of a K row; the team covers a V row, each lane at most 4 keys a block), within
 /// the workgroup memory and invocation limits.
 pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
@@ -372,7 +373,6 @@ pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     caps.subgroups
         && team == caps.subgroup_max_size
         && (8..=64).contains(&team)
-        && desc.group_size() * desc.q_len <= 4
         && team_shape(desc, team).is_some()
         && TEAMS * team <= caps.max_invocations_per_workgroup
         && TEAMS * team <= caps.max_workgroup_size_x
@@ -380,10 +380,17 @@ pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
 }
 
 /// Whether the decode kernel takes the subgroup kernel for `desc`: wherever it serves (knob
-/// `decode_sg=0`: never). On the H200 it was the fastest decode kernel at every length it
-/// serves (BENCHMARKS.md, thirteenth session).
+/// `decode_sg=0`: never), but for 5 to 8 query vectors a KV head where the cooperative-matrix
+/// decode kernel takes them (it reads K and V once for all 8). On the H200 (BENCHMARKS.md,
+/// thirteenth session) it was the fastest decode kernel for 1 to 4 query vectors at every
+/// length, 1.2-2.4x faster for 16 and 32, and for 8 against 16384 keys and more 1.16-1.3x faster
+/// with 4 query heads a KV head by 8 and 0.96-1.27x as fast as the f32-math kernel with 2 query
+/// rows of 4 heads.
 pub fn team_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
-    crate::tune::knob("decode_sg") != Some(0) && team_serves(caps, desc)
+    let vectors = desc.group_size() * desc.q_len;
+    crate::tune::knob("decode_sg") != Some(0)
+        && team_serves(caps, desc)
+        && !((5..=8).contains(&vectors) && matrix_takes(caps, desc))
 }
 
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
@@ -394,7 +401,8 @@ fn team_tiles(
 ) -> Result<VectorTiles> {
     let team = caps.subgroup_min_size;
     let (lanes_per_key, keys) = team_shape(desc, team).expect("team_serves checked the shape");
-    let rows = desc.group_size() * desc.q_len;
+    // At most 4 query vectors a workgroup: a KV head with more takes several.
+    let rows = (desc.group_size() * desc.q_len).min(4);
     let teams = crate::tune::knob("decode_teams")
         .filter(|n| {
             [2, 4, 8, 16].contains(n)
@@ -853,9 +861,9 @@ mod tests {
             let f32 = d(2, 4096, dim).with_dtype(DType::F32);
             assert!(!fit_tiles(&nvidia, &f32, None).unwrap().matrix);
             // 16 query vectors a workgroup keep all of Q's 16 rows: within the budget at d64,
-            // not at d128.
-            let sixteen = fit_tiles(&nvidia, &d(4, 4096, dim), None).unwrap();
-            assert_eq!(sixteen.matrix, dim == 64, "{sixteen:?}");
+            // not at d128 (the subgroup kernel takes them where it serves).
+            assert_eq!(matrix_serves(&nvidia, &d(4, 4096, dim)), dim == 64);
+            assert!(fit_tiles(&nvidia, &d(4, 4096, dim), None).unwrap().team > 0);
         }
         assert!(
             fit_tiles(&nvidia, &d(2, 1000, 96).with_v_head_dim(64), None)
@@ -920,9 +928,17 @@ mod tests {
         assert!(t.kv_splits > 1, "{t:?}");
         let (dispatches, _) = plan(&apple, &d(1, 16384, 128), &t).unwrap();
         assert_eq!(dispatches[1].variant.entry, KernelEntry::VectorReduce);
-        // Not where the lane layout does not fit: more than 4 query vectors a KV head, a K row
-        // that does not split evenly over lanes (d80: 3 lanes of 4 chunks), a V row past what
-        // the lanes of a block cover (value head dim past the head dim).
+        // More than 4 query vectors a KV head: workgroups of 4, several a KV head; 5 to 8 against
+        // short caches stay on the cooperative-matrix kernel.
+        for (q_len, kv) in [(2, 16384), (4, 4096), (8, 1024)] {
+            let t = fit_tiles(&nvidia, &d(q_len, kv, 128), None).unwrap();
+            assert_eq!((t.team, t.rows), (32, 4), "{t:?}");
+            let (dispatches, _) = plan(&nvidia, &d(q_len, kv, 128), &t).unwrap();
+            assert_eq!(dispatches[0].workgroups[1], 8 * q_len, "{t:?}");
+        }
+        // Not where the lane layout does not fit, a K row that does not split evenly over lanes
+        // (d80: 3 lanes of 4 chunks), a V row past what the lanes of a block cover (value head
+        // dim past the head dim); nor for 8 query vectors against 4096 keys (the matrix kernel).
         for desc in [
             d(2, 4096, 128),
             AttentionDesc::new(1, 32, 4, 1, 4096, 128).with_dtype(DType::F16),
