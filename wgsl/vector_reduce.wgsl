@@ -12,6 +12,7 @@
 // in workgroup memory ahead of the column pass: two rounds of loads and nine barriers.)
 
 override V_HEAD_DIM: u32 = 128u;
+override ABLATE: u32 = 0u; // profiling only (wrong results): 2 the pass returns at once, 8 no output stores, 16 no loads
 
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
 @group(0) @binding(6) var<storage, read> partial: array<f32>;
@@ -70,7 +71,7 @@ fn main(
     let qv = wg.x + wg.y * grid.x; // (b * q_heads + h) * q_len + i
     let vectors = p.batch * p.q_heads * p.q_len;
     // Uniform per workgroup: the whole workgroup returns or none of it does.
-    if (qv >= vectors) {
+    if (qv >= vectors || (ABLATE & 2u) != 0u) {
         return;
     }
     let i = qv % p.q_len;
@@ -82,7 +83,7 @@ fn main(
     let c = t % quads;
     let lane = t / quads;
     var st = Part(FLOOR, 0.0, vec4<f32>());
-    if (lane < lanes) {
+    if (lane < lanes && (ABLATE & 16u) == 0u) {
         for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
             st = merge4(st, load_part(qv, s, c, vectors), load_part(qv, s + lanes, c, vectors),
                         load_part(qv, s + 2u * lanes, c, vectors),
@@ -106,6 +107,9 @@ fn main(
         }
         let x = vec4<elem>(select(sum / denom, vec4<f32>(0.0), denom == 0.0));
         let at = row_base(p.out, b, h, i) + 4u * t;
+        if ((ABLATE & 8u) != 0u && denom != -1.0) {
+            return;
+        }
         out[at] = x.x;
         out[at + 1u] = x.y;
         out[at + 2u] = x.z;

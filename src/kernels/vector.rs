@@ -690,13 +690,14 @@ pub(crate) fn reduce_dispatch(
 /// scratch size.
 ///
 /// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
-/// pass, 4 the KV tiles, 32 the K and V loads (zeros instead). On the H200 (32/8 heads, d128,
+/// pass, 2 the reduce pass's work (it returns at once), 8 its output stores, 16 its loads, 4 the
+/// KV tiles, 32 the K and V loads (zeros instead). On the H200 (32/8 heads, d128,
 /// kv 16384, 41 us a call) they showed the fixed costs: 6 us a call with neither (one dispatch
 /// staging the queries and writing (max, sum)), 13 us without the tiles, the reduce pass 5 us
 /// (benches/results/h200-2026-11-30b-sweeps); 16 us with everything but the loads (twelfth
 /// session, sweep 3), against 38-39 with them. The subgroup kernel (thirteenth session,
-/// benches/results/h200-2026-12-01-sweeps): 30 us without the reduce pass against 35 with it
-/// at 16384 keys, 13 us without the loads.
+/// benches/results/h200-2026-12-01-sweeps): 30 us without the reduce pass against 34.4 with it
+/// at 16384 keys, 31.1 with the pass returning at once (2), 13 us without the loads.
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -758,7 +759,14 @@ pub fn plan(
         splits: Some((t.kv_splits, t.split_len)),
     }];
     if t.kv_splits > 1 && ablate & 1 == 0 {
-        dispatches.push(reduce_dispatch(caps, desc, t.kv_splits, t.split_len)?);
+        let mut reduce = reduce_dispatch(caps, desc, t.kv_splits, t.split_len)?;
+        if ablate & (2 | 8 | 16) != 0 {
+            reduce
+                .variant
+                .constants
+                .push(("ABLATE", ablate & (2 | 8 | 16)));
+        }
+        dispatches.push(reduce);
     }
     for d in &dispatches {
         check_grid(caps, d.variant.entry.name(), d.workgroups)?;
