@@ -329,8 +329,9 @@ impl ShaderVariant {
             KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
-            KernelEntry::Vector => &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS],
-            KernelEntry::VectorSubgroup => &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS],
+            KernelEntry::Vector | KernelEntry::VectorSubgroup => {
+                &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS]
+            }
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };

@@ -1,6 +1,7 @@
-// The decode kernels' K/V chunks and per-thread state (after wgsl/vector.wgsl or
+// The decode kernels' K/V chunks, per-thread state and output (after wgsl/vector.wgsl or
 // wgsl/vector_subgroup.wgsl, whose overrides RG, VEC, ELEM_BYTES, ABLATE, HEAD_DIM, bindings
-// `q`, `k` and `v` and workgroup array `q_s` (the queries, f32) they use).
+// `q`, `k`, `v` and `out` and workgroup array `q_s` (the queries, f32) they use; `partial` and
+// `row_dest` are wgsl/split_partial.wgsl's).
 //
 // A chunk is 8 consecutive elements of a K or V row: 16 bytes of f16 (one `vec4<u32>` load), 32
 // of f32 (two). K and V are bound as `array<vec4<u32>>` whatever the dtype. With VEC = 1 the host
@@ -167,5 +168,29 @@ fn output_vec4(st: State, step: u32) -> vec4<f32> {
         case 5u: { return st.o2h; }
         case 6u: { return st.o3l; }
         default: { return st.o3h; }
+    }
+}
+
+// Writes output columns [col, col + 4) of query vector r (sum of P `l`): normalised into `out`
+// with one split, unnormalised into the split's part of the scratch with several.
+fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, l: f32, b: u32, split: u32) {
+    let qv = query_vector(kv_head, qv0, r);
+    if (!qv.valid) {
+        return;
+    }
+    if (p.kv_splits == 1u) {
+        // A query vector with every key excluded has l == 0 and is written as zeros.
+        let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
+        let at = row_base(p.out, b, qv.h, qv.i) + col;
+        out[at] = x.x;
+        out[at + 1u] = x.y;
+        out[at + 2u] = x.z;
+        out[at + 3u] = x.w;
+    } else {
+        let at = row_dest(b, qv.h, qv.i, split) + col;
+        partial[at] = o.x;
+        partial[at + 1u] = o.y;
+        partial[at + 2u] = o.z;
+        partial[at + 3u] = o.w;
     }
 }

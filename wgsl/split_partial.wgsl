@@ -16,16 +16,10 @@ fn row_dest(b: u32, h: u32, row: u32, split: u32) -> u32 {
     return partial_slot(b, h, row, split) * V_HEAD_DIM;
 }
 
-// Where the split's (max, sum) pair of row `row` of head h lies in `partial`, after every
-// split's rows.
-fn stats_at(b: u32, h: u32, row: u32, split: u32) -> u32 {
-    return p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM
-        + 2u * partial_slot(b, h, row, split);
-}
-
 // The row's max and sum, after every split's rows.
 fn put_stats(b: u32, h: u32, row: u32, split: u32, m: f32, l_row: f32) {
-    let at = stats_at(b, h, row, split);
+    let pairs = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
+    let at = pairs + 2u * partial_slot(b, h, row, split);
     partial[at] = m;
     partial[at + 1u] = l_row;
 }

@@ -355,27 +355,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
     }
 }
-
-// Writes output columns [col, col + 4) of query vector r (sum of P `l`): normalised into `out`
-// with one split, unnormalised into the split's part of the scratch with several.
-fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, l: f32, b: u32, split: u32) {
-    let qv = query_vector(kv_head, qv0, r);
-    if (!qv.valid) {
-        return;
-    }
-    if (p.kv_splits == 1u) {
-        // A query vector with every key excluded has l == 0 and is written as zeros.
-        let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
-        let at = row_base(p.out, b, qv.h, qv.i) + col;
-        out[at] = x.x;
-        out[at + 1u] = x.y;
-        out[at + 2u] = x.z;
-        out[at + 3u] = x.w;
-    } else {
-        let at = row_dest(b, qv.h, qv.i, split) + col;
-        partial[at] = o.x;
-        partial[at + 1u] = o.y;
-        partial[at + 2u] = o.z;
-        partial[at + 3u] = o.w;
-    }
-}

@@ -40,26 +40,21 @@ fn merge4(st: Part, a: Part, b: Part, c: Part, d: Part) -> Part {
     return Part(m, l, o);
 }
 
-// `x`, split `s`'s part, where s is one of the splits, else the empty part. The callers load
-// split min(s, kv_splits - 1) whatever s is and pick here (a select, not a branch), so that
-// the loads of a round are issued together rather than one branch at a time.
-fn part_in_splits(x: Part, s: u32) -> Part {
-    let inside = s < p.kv_splits;
-    return Part(select(FLOOR, x.m, inside), select(0.0, x.l, inside),
-                select(vec4<f32>(), x.o, inside));
-}
-
-// Split s's part for column quad c of query vector qv; past the splits an empty one.
+// Split s's part for column quad c of query vector qv; past the splits an empty one. Split
+// min(s, kv_splits - 1) is loaded whatever s is and the empty part picked by a select, not a
+// branch, so that the loads of a round are issued together rather than one branch at a time.
 fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
     let sc = min(s, p.kv_splits - 1u);
     let pair = vectors * p.kv_splits * V_HEAD_DIM + 2u * (qv * p.kv_splits + sc);
     let at = (qv * p.kv_splits + sc) * V_HEAD_DIM + 4u * c;
-    let x = Part(
-        partial[pair],
-        partial[pair + 1u],
-        vec4<f32>(partial[at], partial[at + 1u], partial[at + 2u], partial[at + 3u]),
+    let inside = s < p.kv_splits;
+    return Part(
+        select(FLOOR, partial[pair], inside),
+        select(0.0, partial[pair + 1u], inside),
+        select(vec4<f32>(),
+               vec4<f32>(partial[at], partial[at + 1u], partial[at + 2u], partial[at + 3u]),
+               inside),
     );
-    return part_in_splits(x, s);
 }
 
 @compute @workgroup_size(256)

@@ -207,32 +207,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             l_all += a * l_s[w][r];
             o += a * o_s[(w * 4u + r) * dv4 + col / 4u];
         }
+        store(kv_head, dg.qv0, r, col, o, l_all, b, dg.split);
         let qv = query_vector(kv_head, dg.qv0, r);
-        if (!qv.valid) {
-            continue;
-        }
-        if (p.kv_splits == 1u) {
-            put_out(b, qv, col, o, l_all);
-        } else {
-            let at = row_dest(b, qv.h, qv.i, dg.split) + col;
-            partial[at] = o.x;
-            partial[at + 1u] = o.y;
-            partial[at + 2u] = o.z;
-            partial[at + 3u] = o.w;
-            if (col == 0u) {
-                put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
-            }
+        if (qv.valid && p.kv_splits > 1u && col == 0u) {
+            put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
         }
     }
-}
-
-// Normalised output columns [col, col + 4) of query vector qv (sum of P `l`); a query vector
-// with every key excluded (l == 0) is written as zeros.
-fn put_out(b: u32, qv: QueryVector, col: u32, o: vec4<f32>, l: f32) {
-    let x = vec4<elem>(select(o / l, vec4<f32>(0.0), l == 0.0));
-    let at = row_base(p.out, b, qv.h, qv.i) + col;
-    out[at] = x.x;
-    out[at + 1u] = x.y;
-    out[at + 2u] = x.z;
-    out[at + 3u] = x.w;
 }

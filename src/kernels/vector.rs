@@ -311,7 +311,7 @@ pub fn fit_tiles(
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
     let early_v =
         knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
-    let vectorized = kv_in_16_byte_words(desc) && knob("decode_vec") != Some(0);
+    let vectorized = word_loads(desc);
     let k_ahead = knob("decode_pf").map_or(
         desc.dtype == crate::desc::DType::F16
             && vectorized
@@ -337,6 +337,12 @@ pub fn fit_tiles(
         k_ahead,
         team: 0,
     })
+}
+
+/// Whether the decode kernels read K and V chunks as whole 16-byte words
+/// ([`VectorTiles::vectorized`]): where the layout allows it, unless knob `decode_vec=0`.
+fn word_loads(desc: &AttentionDesc) -> bool {
+    kv_in_16_byte_words(desc) && crate::tune::knob("decode_vec") != Some(0)
 }
 
 /// Teams (subgroups) per workgroup of the subgroup decode kernel.
@@ -365,9 +371,8 @@ fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
 /// with `caps`: subgroups of one fixed size (8 to 64 lanes) with shuffles (workgroups of at
 /// most 4 query vectors: a KV head with more takes several, each reading its K and V), a lane
-/// layout that fits (every lane reads at
-/// most 4 chunks of a K row; the team covers a V row, each lane at most 4 keys a block), within
-/// the workgroup memory and invocation limits.
+/// layout that fits (every lane reads at most 4 chunks of a K row; the team covers a V row, each
+/// lane at most 4 keys a block), within the workgroup memory and invocation limits.
 pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     let team = caps.subgroup_min_size;
     caps.subgroups
@@ -423,7 +428,7 @@ fn team_tiles(
         key_groups: 0,
         merge_vec4s: 0,
         early_v: false,
-        vectorized: kv_in_16_byte_words(desc) && crate::tune::knob("decode_vec") != Some(0),
+        vectorized: word_loads(desc),
         matrix: false,
         k_ahead: false,
         team,
