@@ -150,6 +150,22 @@ fn update(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
     return n;
 }
 
+// acc + a · b as a chain of FMAs (dot() takes a multiply and an add more).
+fn fma_dot(acc: f32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+    return fma(a.w, b.w, fma(a.z, b.z, fma(a.y, b.y, fma(a.x, b.x, acc))));
+}
+
+// s + q · k over chunk c of query vectors 0 .. 3, as chains of FMAs.
+fn add_dots4(s: vec4<f32>, c: u32, x: Chunk) -> vec4<f32> {
+    let d4 = HEAD_DIM / 4u;
+    return vec4<f32>(
+        fma_dot(fma_dot(s.x, q_s[2u * c], x.lo), q_s[2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.y, q_s[d4 + 2u * c], x.lo), q_s[d4 + 2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.z, q_s[2u * d4 + 2u * c], x.lo), q_s[2u * d4 + 2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.w, q_s[3u * d4 + 2u * c], x.lo), q_s[3u * d4 + 2u * c + 1u], x.hi),
+    );
+}
+
 // q · k over chunk c of query vectors r4 .. r4 + 3.
 fn dots4(r4: u32, c: u32, x: Chunk) -> vec4<f32> {
     return vec4<f32>(dot_chunk(r4, c, x), dot_chunk(r4 + 1u, c, x), dot_chunk(r4 + 2u, c, x),

@@ -13,8 +13,8 @@
 // consecutive keys at a time. Per block, lane l of a team:
 //   1. scores: reads chunks u, u + LPK, ... (u = l % LPK, at most 4, wgsl/decode_chunks.wgsl) of
 //      key l / LPK straight from storage, dots them with the 4 query vectors (staged in
-//      workgroup memory, f32), and adds the LPK lanes of the key by shuffles: every lane of a key
-//      holds its 4 scores; scale and mask (`masked_score`, wgsl/mask.wgsl);
+//      workgroup memory, f32; chains of FMAs), and adds the LPK lanes of the key by shuffles:
+//      every lane of a key holds its 4 scores; scale and mask (`masked_score`, wgsl/mask.wgsl);
 //   2. softmax: P = exp2(s - m) against the team's running max m (the same in every lane). The
 //      max is raised lazily: only in a block where some score passes m + RESCALE_LOG2 (P stays
 //      below 2^32 in f32), to the block's max (shuffles), the team's state rescaled; the first
@@ -68,24 +68,26 @@ struct Block {
     v3: Raw,
 }
 
-// The lane's loads of the block at key `kb` (zeros past `key_end`): K chunks u + n * LPK of key
+// The lane's loads of the block at key `kb` (V zeros past `key_end`): K chunks u + n * LPK of key
 // kb + jk, V chunk c of keys kb + kh + n * KH.
 fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, c: u32, kh: u32)
     -> Block {
     let d8 = HEAD_DIM / 8u;
     let kh_step = TEAM / (V_HEAD_DIM / 8u);
-    let kr = k_head + (kb + jk) * p.k.w + 8u * u;
-    let ok = kb + jk < key_end;
+    // Keys past `key_end` read the last key (their scores are excluded): no K load is skipped,
+    // which on the H200 saved the zeroing and predicates around them (BENCHMARKS.md, fourteenth
+    // session).
+    let kr = k_head + min(kb + jk, key_end - 1u) * p.k.w + 8u * u;
     let kstep = 8u * LPK;
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
     let j = kb + kh;
     return Block(
-        load_chunk(false, kr, ok && u < d8),
-        load_chunk(false, kr + kstep, ok && u + LPK < d8),
-        load_chunk(false, kr + 2u * kstep, ok && u + 2u * LPK < d8),
-        load_chunk(false, kr + 3u * kstep, ok && u + 3u * LPK < d8),
+        load_chunk(false, kr, u < d8),
+        load_chunk(false, kr + kstep, u + LPK < d8),
+        load_chunk(false, kr + 2u * kstep, u + 2u * LPK < d8),
+        load_chunk(false, kr + 3u * kstep, u + 3u * LPK < d8),
         load_chunk(true, vr, kh < kb_end && j < key_end),
         load_chunk(true, vr + vs, kh + kh_step < kb_end && j + kh_step < key_end),
         load_chunk(true, vr + 2u * vs, kh + 2u * kh_step < kb_end && j + 2u * kh_step < key_end),
@@ -141,10 +143,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     for (var kb = first; kb < key_end; kb += stride) {
         let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
         // 1. Scores of key kb + jk for the 4 query vectors.
-        var s = dots4(0u, c0, unpack_chunk(blk.k0));
-        s += dots4(0u, c1, unpack_chunk(blk.k1));
-        s += dots4(0u, c2, unpack_chunk(blk.k2));
-        s += dots4(0u, c3, unpack_chunk(blk.k3));
+        var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
+        s = add_dots4(s, c1, unpack_chunk(blk.k1));
+        s = add_dots4(s, c2, unpack_chunk(blk.k2));
+        s = add_dots4(s, c3, unpack_chunk(blk.k3));
         for (var w = 1u; w < LPK; w *= 2u) {
             s += subgroupShuffleXor(s, w);
         }
