@@ -107,10 +107,33 @@ fn unpack_chunk(r: Raw) -> Chunk {
     return Chunk(bitcast<vec4<f32>>(r.a), bitcast<vec4<f32>>(r.b));
 }
 
-// q · k over chunk c of query vector r.
-fn dot_chunk(r: u32, c: u32, x: Chunk) -> f32 {
+// acc + a · b as a chain of FMAs (dot() takes a multiply and an add more).
+fn fma_dot(acc: f32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+    return fma(a.w, b.w, fma(a.z, b.z, fma(a.y, b.y, fma(a.x, b.x, acc))));
+}
+
+// s + q · k over chunk c of query vectors 0 .. 3, as chains of FMAs.
+fn add_dots4(s: vec4<f32>, c: u32, x: Chunk) -> vec4<f32> {
+    let d4 = HEAD_DIM / 4u;
+    return vec4<f32>(
+        fma_dot(fma_dot(s.x, q_s[2u * c], x.lo), q_s[2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.y, q_s[d4 + 2u * c], x.lo), q_s[d4 + 2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.z, q_s[2u * d4 + 2u * c], x.lo), q_s[2u * d4 + 2u * c + 1u], x.hi),
+        fma_dot(fma_dot(s.w, q_s[3u * d4 + 2u * c], x.lo), q_s[3u * d4 + 2u * c + 1u], x.hi),
+    );
+}
+
+// q · k of query vector r over the chunks c0 .. c3 (x0 .. x3), one chain of FMAs.
+fn dot_chunks(r: u32, c: vec4<u32>, x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> f32 {
     let at = r * (HEAD_DIM / 4u) + 2u * c;
-    return dot(q_s[at], x.lo) + dot(q_s[at + 1u], x.hi);
+    var s = fma_dot(0.0, q_s[at.x], x0.lo);
+    s = fma_dot(s, q_s[at.x + 1u], x0.hi);
+    s = fma_dot(s, q_s[at.y], x1.lo);
+    s = fma_dot(s, q_s[at.y + 1u], x1.hi);
+    s = fma_dot(s, q_s[at.z], x2.lo);
+    s = fma_dot(s, q_s[at.z + 1u], x2.hi);
+    s = fma_dot(s, q_s[at.w], x3.lo);
+    return fma_dot(s, q_s[at.w + 1u], x3.hi);
 }
 
 // Thread state of step 3: 4 query vectors' outputs and sums over one key group's keys, relative
@@ -148,28 +171,6 @@ fn update(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
     n.o3l = st.o3l + p0.w * x0.lo + p1.w * x1.lo + p2.w * x2.lo + p3.w * x3.lo;
     n.o3h = st.o3h + p0.w * x0.hi + p1.w * x1.hi + p2.w * x2.hi + p3.w * x3.hi;
     return n;
-}
-
-// acc + a · b as a chain of FMAs (dot() takes a multiply and an add more).
-fn fma_dot(acc: f32, a: vec4<f32>, b: vec4<f32>) -> f32 {
-    return fma(a.w, b.w, fma(a.z, b.z, fma(a.y, b.y, fma(a.x, b.x, acc))));
-}
-
-// s + q · k over chunk c of query vectors 0 .. 3, as chains of FMAs.
-fn add_dots4(s: vec4<f32>, c: u32, x: Chunk) -> vec4<f32> {
-    let d4 = HEAD_DIM / 4u;
-    return vec4<f32>(
-        fma_dot(fma_dot(s.x, q_s[2u * c], x.lo), q_s[2u * c + 1u], x.hi),
-        fma_dot(fma_dot(s.y, q_s[d4 + 2u * c], x.lo), q_s[d4 + 2u * c + 1u], x.hi),
-        fma_dot(fma_dot(s.z, q_s[2u * d4 + 2u * c], x.lo), q_s[2u * d4 + 2u * c + 1u], x.hi),
-        fma_dot(fma_dot(s.w, q_s[3u * d4 + 2u * c], x.lo), q_s[3u * d4 + 2u * c + 1u], x.hi),
-    );
-}
-
-// q · k over chunk c of query vectors r4 .. r4 + 3.
-fn dots4(r4: u32, c: u32, x: Chunk) -> vec4<f32> {
-    return vec4<f32>(dot_chunk(r4, c, x), dot_chunk(r4 + 1u, c, x), dot_chunk(r4 + 2u, c, x),
-                     dot_chunk(r4 + 3u, c, x));
 }
 
 // Output vec4 `step` of the state: columns [8c, 8c + 4) (even steps) or [8c + 4, 8c + 8) (odd) of

@@ -222,8 +222,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             let c3 = min(uk + 3u * LPK, d8 - 1u);
             if (k_thread) {
                 for (var r = 0u; r < RG; r++) {
-                    let s = (dot_chunk(r, c0, x0) + dot_chunk(r, c1, x1))
-                        + (dot_chunk(r, c2, x2) + dot_chunk(r, c3, x3));
+                    let s = dot_chunks(r, vec4<u32>(c0, c1, c2, c3), x0, x1, x2, x3);
                     red_s[(uk * RG + r) * BK + jk] = s;
                 }
             }
