@@ -368,6 +368,14 @@ fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
     desc.head_dim * 16 + teams * desc.v_head_dim * 16 + 2 * teams * 16
 }
 
+/// Whether `teams` teams of `team` lanes make a workgroup within the adapter's invocation,
+/// workgroup-size and workgroup-memory limits for `desc`.
+fn teams_fit(caps: &Capabilities, desc: &AttentionDesc, teams: u32, team: u32) -> bool {
+    teams * team <= caps.max_invocations_per_workgroup
+        && teams * team <= caps.max_workgroup_size_x
+        && team_workgroup_bytes(desc, teams) <= caps.max_workgroup_storage_bytes
+}
+
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
 /// with `caps`: subgroups of one fixed size (8 to 64 lanes) with shuffles (workgroups of at
 /// most 4 query vectors: a KV head with more takes several, each reading its K and V), a lane
@@ -379,9 +387,7 @@ pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
         && team == caps.subgroup_max_size
         && (8..=64).contains(&team)
         && team_shape(desc, team).is_some()
-        && TEAMS * team <= caps.max_invocations_per_workgroup
-        && TEAMS * team <= caps.max_workgroup_size_x
-        && team_workgroup_bytes(desc, TEAMS) <= caps.max_workgroup_storage_bytes
+        && teams_fit(caps, desc, TEAMS, team)
 }
 
 /// Whether the decode kernel takes the subgroup kernel for `desc`: wherever it serves (knob
@@ -409,11 +415,7 @@ fn team_tiles(
     // At most 4 query vectors a workgroup: a KV head with more takes several.
     let rows = (desc.group_size() * desc.q_len).min(4);
     let teams = crate::tune::knob("decode_teams")
-        .filter(|n| {
-            [2, 4, 8, 16].contains(n)
-                && n * team <= caps.max_invocations_per_workgroup
-                && team_workgroup_bytes(desc, *n) <= caps.max_workgroup_storage_bytes
-        })
+        .filter(|&n| [2, 4, 8, 16].contains(&n) && teams_fit(caps, desc, n, team))
         .unwrap_or(TEAMS);
     let block_k = teams * keys;
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
