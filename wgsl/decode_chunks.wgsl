@@ -152,16 +152,29 @@ struct State {
 
 // The state with each query vector's output and sum multiplied by its `alpha`.
 fn rescale(st: State, alpha: vec4<f32>) -> State {
-    return State(st.l * alpha, st.o0l * alpha.x, st.o0h * alpha.x, st.o1l * alpha.y,
-                 st.o1h * alpha.y, st.o2l * alpha.z, st.o2h * alpha.z, st.o3l * alpha.w,
-                 st.o3h * alpha.w);
+    var n = rescale_outputs(st, alpha);
+    n.l = st.l * alpha;
+    return n;
+}
+
+// `rescale` but for the sums (kernels that add P elsewhere).
+fn rescale_outputs(st: State, alpha: vec4<f32>) -> State {
+    return State(st.l, st.o0l * alpha.x, st.o0h * alpha.x, st.o1l * alpha.y, st.o1h * alpha.y,
+                 st.o2l * alpha.z, st.o2h * alpha.z, st.o3l * alpha.w, st.o3h * alpha.w);
 }
 
 // Adds keys j0..j3 (P p0..p3 per query vector, values x0..x3) to the state.
 fn update(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
           x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
-    var n = st;
+    var n = update_outputs(st, p0, p1, p2, p3, x0, x1, x2, x3);
     n.l = st.l + ((p0 + p1) + (p2 + p3));
+    return n;
+}
+
+// `update` but for the sums (kernels that add P elsewhere).
+fn update_outputs(st: State, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>,
+                  x0: Chunk, x1: Chunk, x2: Chunk, x3: Chunk) -> State {
+    var n = st;
     n.o0l = st.o0l + p0.x * x0.lo + p1.x * x1.lo + p2.x * x2.lo + p3.x * x3.lo;
     n.o0h = st.o0h + p0.x * x0.hi + p1.x * x1.hi + p2.x * x2.hi + p3.x * x3.hi;
     n.o1l = st.o1l + p0.y * x0.lo + p1.y * x1.lo + p2.y * x2.lo + p3.y * x3.lo;

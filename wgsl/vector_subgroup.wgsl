@@ -18,11 +18,12 @@
 //   2. softmax: P = exp2(s - m) against the team's running max m (the same in every lane). The
 //      max is raised lazily: only in a block where some score passes m + RESCALE_LOG2 (P stays
 //      below 2^32 in f32), to the block's max (shuffles), the team's state rescaled; the first
-//      block with a visible key always does;
+//      block with a visible key always does. Every lane adds its key's P to a sum of its own
+//      (the team's sum is LPK times theirs: 4 adds a block where the P V lanes took 12);
 //   3. P V: lane l owns the 8 output columns of chunk c = l % DV8 for the 4 query vectors and
 //      the keys kh, kh + KH, ... of the block (kh = l / DV8, KH = TEAM / DV8 key slices); it
 //      reads its V chunks straight from storage and each key's P from a lane of that key (a
-//      shuffle), and adds P V and P to its output and sum.
+//      shuffle), and adds P V to its output.
 // A lane issues a block's K and V loads together at its start; the other teams overlap their
 // latency (on the H200, loading the next block during this one took 176 registers, one
 // workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). After its last block
@@ -83,21 +84,29 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
     let j = kb + kh;
+    // Whether every key kh + n * KH lies in the block, whatever the lane (the checks fold).
+    let in_block = 4u * LPK <= V_HEAD_DIM / 8u;
     return Block(
         load_chunk(false, kr, u < d8),
         load_chunk(false, kr + kstep, u + LPK < d8),
         load_chunk(false, kr + 2u * kstep, u + 2u * LPK < d8),
         load_chunk(false, kr + 3u * kstep, u + 3u * LPK < d8),
-        load_chunk(true, vr, kh < kb_end && j < key_end),
-        load_chunk(true, vr + vs, kh + kh_step < kb_end && j + kh_step < key_end),
-        load_chunk(true, vr + 2u * vs, kh + 2u * kh_step < kb_end && j + 2u * kh_step < key_end),
-        load_chunk(true, vr + 3u * vs, kh + 3u * kh_step < kb_end && j + 3u * kh_step < key_end),
+        load_chunk(true, vr, (in_block || kh < kb_end) && j < key_end),
+        load_chunk(true, vr + vs, (in_block || kh + kh_step < kb_end) && j + kh_step < key_end),
+        load_chunk(true, vr + 2u * vs,
+                   (in_block || kh + 2u * kh_step < kb_end) && j + 2u * kh_step < key_end),
+        load_chunk(true, vr + 3u * vs,
+                   (in_block || kh + 3u * kh_step < kb_end) && j + 3u * kh_step < key_end),
     );
 }
 
 // P of the block's key `j` for the 4 query vectors, from the first lane of that key; zeros past
 // the block.
 fn probs_of(pr: vec4<f32>, j: u32) -> vec4<f32> {
+    if (4u * LPK <= V_HEAD_DIM / 8u) {
+        // Every lane's keys lie in the block (see `load_block`).
+        return subgroupShuffle(pr, j * LPK);
+    }
     let x = subgroupShuffle(pr, min(j, TEAM / LPK - 1u) * LPK);
     return select(vec4<f32>(), x, j < TEAM / LPK);
 }
@@ -140,6 +149,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var st = State(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
                    vec4<f32>(), vec4<f32>(), vec4<f32>());
     var m = vec4<f32>(FLOOR);
+    // The lane's sum of its key's P: every lane of a key adds it, so the team's sum is LPK
+    // times the sum over its keys (`update_outputs` leaves st.l alone).
+    var lsum = vec4<f32>();
     for (var kb = first; kb < key_end; kb += stride) {
         let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
         // 1. Scores of key kb + jk for the 4 query vectors.
@@ -165,24 +177,30 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 bm = max(bm, subgroupShuffleXor(bm, w));
             }
             let m_new = max(m, bm);
-            st = rescale(st, exp2(m - m_new));
+            let alpha = exp2(m - m_new);
+            st = rescale_outputs(st, alpha);
+            lsum *= alpha;
             m = m_new;
         }
         let pr = exp2(s - m);
+        lsum += pr;
         // 3. P V over the lane's keys of the block.
-        st = update(st, probs_of(pr, kh), probs_of(pr, kh + kh_n), probs_of(pr, kh + 2u * kh_n),
-                    probs_of(pr, kh + 3u * kh_n), unpack_chunk(blk.v0), unpack_chunk(blk.v1),
-                    unpack_chunk(blk.v2), unpack_chunk(blk.v3));
+        st = update_outputs(st, probs_of(pr, kh), probs_of(pr, kh + kh_n),
+                            probs_of(pr, kh + 2u * kh_n), probs_of(pr, kh + 3u * kh_n),
+                            unpack_chunk(blk.v0), unpack_chunk(blk.v1), unpack_chunk(blk.v2),
+                            unpack_chunk(blk.v3));
     }
 
-    // The team's key slices added (all against the team's max); then the teams merged.
+    // The team's key slices added (all against the team's max) and its sums of P; then the
+    // teams merged.
     for (var w = dv8; w < TEAM; w *= 2u) {
-        st = State(st.l + subgroupShuffleXor(st.l, w), st.o0l + subgroupShuffleXor(st.o0l, w),
+        st = State(st.l, st.o0l + subgroupShuffleXor(st.o0l, w),
                    st.o0h + subgroupShuffleXor(st.o0h, w), st.o1l + subgroupShuffleXor(st.o1l, w),
                    st.o1h + subgroupShuffleXor(st.o1h, w), st.o2l + subgroupShuffleXor(st.o2l, w),
                    st.o2h + subgroupShuffleXor(st.o2h, w), st.o3l + subgroupShuffleXor(st.o3l, w),
                    st.o3h + subgroupShuffleXor(st.o3h, w));
     }
+    st.l = subgroupAdd(lsum) / f32(LPK);
     let dv4 = V_HEAD_DIM / 4u;
     if (kh == 0u) {
         for (var step = 0u; step < 8u; step++) {
