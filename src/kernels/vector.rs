@@ -418,7 +418,16 @@ fn team_tiles(
         .filter(|&n| [2, 4, 8, 16].contains(&n) && teams_fit(caps, desc, n, team))
         .unwrap_or(TEAMS);
     let block_k = teams * keys;
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
+    // Splits of whole team blocks, not whole workgroup strides (a split's last stride may leave
+    // some teams a block short): on the H200 33 splits of 504 keys at 16384 filled every slot
+    // of two workgroups an SM where 32 of 512 left 8 empty, 2.7% faster (BENCHMARKS.md,
+    // fifteenth session). Knob `decode_grain=0`: whole strides.
+    let grain = if crate::tune::knob("decode_grain") == Some(0) {
+        block_k
+    } else {
+        keys
+    };
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     Ok(VectorTiles {
         rows,
         block_k,
@@ -438,8 +447,8 @@ fn team_tiles(
 }
 
 /// `(kv_splits, split_len)` of a decode split pass with `rows` query vectors a workgroup and
-/// tiles of `block_k` keys: `splits` where forced (at most one a tile), else as many as fill
-/// [`target_workgroups`] with splits of at least [`MIN_SPLIT_KEYS`] keys.
+/// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
+/// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 fn key_splits_for(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -452,9 +461,10 @@ fn key_splits_for(
     let wanted = match splits {
         Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
         Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
-        None => target_workgroups(caps)
-            .div_ceil(base)
-            .clamp(1, max_splits.max(1)),
+        // At most the target: rounding up left a second wave of a few workgroups wherever the
+        // query groups do not divide it (H200, 16 query groups: 17 splits, 272 workgroups on 264
+        // slots, took 1.3-1.4x as long as 16 splits; BENCHMARKS.md, fifteenth session).
+        None => (target_workgroups(caps) / base).clamp(1, max_splits.max(1)),
     };
     Ok(crate::kernels::key_splits(desc.kv_len, wanted, block_k))
 }
@@ -928,7 +938,11 @@ mod tests {
                     t.workgroup_bytes,
                     team_workgroup_bytes(&d(1, kv, dim), TEAMS)
                 );
-                assert!(t.kv_splits * t.split_len >= kv && t.split_len.is_multiple_of(t.block_k));
+                // Splits of whole team blocks (a split's last stride may leave teams a block
+                // short).
+                assert!(t.kv_splits * t.split_len >= kv);
+                assert!(t.split_len.is_multiple_of(32 / lanes_per_key), "{t:?}");
+                assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
                 // The reduce pass after it when the keys are split.
                 let (dispatches, scratch) = plan(&nvidia, &d(1, kv, dim), &t).unwrap();
                 assert_eq!(dispatches.len(), 1 + (t.kv_splits > 1) as usize);
