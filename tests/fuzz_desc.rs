@@ -1054,9 +1054,7 @@ fn small_random_problems_match_the_reference_on_the_adapter() {
 /// The keys a decode split is a whole number of: the subgroup kernel's team block (one team's
 /// keys at a time), the other decode kernels' tile.
 fn split_grain(t: &wgpu_sdpa::kernels::vector::VectorTiles) -> u32 {
-    if t.team > 0 {
-        t.block_k / (t.workgroup_size / t.team)
-    } else {
-        t.block_k
-    }
+    t.workgroup_size
+        .checked_div(t.team)
+        .map_or(t.block_k, |teams| t.block_k / teams)
 }

@@ -396,7 +396,9 @@ pub fn team_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
 /// thirteenth session) it was the fastest decode kernel for 1 to 4 query vectors at every
 /// length, 1.2-2.4x faster for 16 and 32, and for 8 against 16384 keys and more 1.16-1.3x faster
 /// with 4 query heads a KV head by 8 and 0.96-1.27x as fast as the f32-math kernel with 2 query
-/// rows of 4 heads.
+/// rows of 4 heads; with the splits within one wave (fifteenth session) 2 query rows of 32/8
+/// heads took 266 us at 131072 keys, against the f32-math kernel's 334 (measured with the second
+/// wave the splits then left it).
 pub fn team_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     let vectors = desc.group_size() * desc.q_len;
     crate::tune::knob("decode_sg") != Some(0)
