@@ -798,6 +798,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
+        // The ceiling of 264 / query groups left a second wave of a few workgroups on the H200
+        // (16 query groups: 17 splits, 272 workgroups); the splits stay within the target, and
+        // fill it where the keys allow.
+        let caps = Capabilities::nvidia_vulkan();
+        let target = target_workgroups(&caps);
+        for (hq, hkv, q_len) in [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)] {
+            for kv in [16384, 65536, 131072] {
+                let desc = AttentionDesc::new(1, hq, hkv, q_len, kv, 128)
+                    .with_dtype(crate::desc::DType::F16);
+                let t = fit_tiles(&caps, &desc, None).unwrap();
+                let (dispatches, _) = plan(&caps, &desc, &t).unwrap();
+                let [x, y, z] = dispatches[0].workgroups;
+                let workgroups = x * y * z;
+                assert!(workgroups <= target, "{hq}/{hkv} q{q_len} kv{kv}: {t:?}");
+                // Full, unless the splits are as short as they go.
+                assert!(
+                    workgroups + y * z > target || t.kv_splits == kv.div_ceil(MIN_SPLIT_KEYS),
+                    "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
+                );
+                // The subgroup kernel's splits are whole team blocks covering the keys.
+                if let Some(teams) = t.workgroup_size.checked_div(t.team) {
+                    let keys = t.block_k / teams;
+                    assert!(t.split_len.is_multiple_of(keys), "{t:?}");
+                    assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
+                    assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn long_caches_are_split_and_short_ones_are_not() {
         let caps = Capabilities::nvidia_vulkan();
         let long = AttentionDesc::new(1, 32, 8, 1, 131072, 128);
