@@ -212,8 +212,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// [`VectorTiles::k_ahead`]; `decode_coop` (see
 /// [`MATRIX_MAX_KV_LEN`]) and `decode_sb_pad=N` (N more floats of the matrix kernel's score
 /// array: the workgroup-memory sweep) for the cooperative-matrix kernel; `decode_sg=0` (never
-/// the subgroup kernel, see [`team_takes`]) and `decode_teams` (2, 4, 8 or 16 subgroups a
-/// workgroup) for the subgroup kernel.
+/// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
+/// workgroup) and `decode_grain=0` (splits of whole workgroup strides, not team blocks) for the
+/// subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
