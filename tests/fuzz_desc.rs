@@ -737,7 +737,7 @@ fn check_plan(
                 || t.workgroup_size > caps.max_invocations_per_workgroup
                 || t.kv_splits == 0
                 || (t.kv_splits as u64) * (t.split_len as u64) < desc.kv_len as u64
-                || !t.split_len.is_multiple_of(split_grain(&t))
+                || !t.split_len.is_multiple_of(t.split_grain())
                 || t.rows == 0
                 || t.rows > 4 * (t.workgroup_size / (desc.v_head_dim / 4))
             {
@@ -1049,12 +1049,4 @@ fn small_random_problems_match_the_reference_on_the_adapter() {
         panic!("{e}");
     }
     assert!(ran as u32 >= cases / 2, "only {ran} of {cases} cases ran");
-}
-
-/// The keys a decode split is a whole number of: the subgroup kernel's team block (one team's
-/// keys at a time), the other decode kernels' tile.
-fn split_grain(t: &wgpu_sdpa::kernels::vector::VectorTiles) -> u32 {
-    t.workgroup_size
-        .checked_div(t.team)
-        .map_or(t.block_k, |teams| t.block_k / teams)
 }

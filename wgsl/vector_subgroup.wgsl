@@ -84,8 +84,7 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
     let j = kb + kh;
-    // Whether every key kh + n * KH lies in the block, whatever the lane (the checks fold).
-    let in_block = 4u * LPK <= V_HEAD_DIM / 8u;
+    let in_block = keys_in_block();
     return Block(
         load_chunk(false, kr, u < d8),
         load_chunk(false, kr + kstep, u + LPK < d8),
@@ -100,11 +99,16 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     );
 }
 
+// Whether every key kh + n * KH (n < 4) of step 3 lies in the block, whatever the lane: then
+// `load_block` and `probs_of` need no check of it (a constant: the checks fold).
+fn keys_in_block() -> bool {
+    return 4u * LPK <= V_HEAD_DIM / 8u;
+}
+
 // P of the block's key `j` for the 4 query vectors, from the first lane of that key; zeros past
 // the block.
 fn probs_of(pr: vec4<f32>, j: u32) -> vec4<f32> {
-    if (4u * LPK <= V_HEAD_DIM / 8u) {
-        // Every lane's keys lie in the block (see `load_block`).
+    if (keys_in_block()) {
         return subgroupShuffle(pr, j * LPK);
     }
     let x = subgroupShuffle(pr, min(j, TEAM / LPK - 1u) * LPK);

@@ -134,6 +134,16 @@ pub struct VectorTiles {
     pub team: u32,
 }
 
+impl VectorTiles {
+    /// The keys a split is a whole number of: the subgroup kernel's team block (one team's keys
+    /// at a time), the other decode kernels' tile.
+    pub fn split_grain(&self) -> u32 {
+        self.workgroup_size
+            .checked_div(self.team)
+            .map_or(self.block_k, |teams| self.block_k / teams)
+    }
+}
+
 /// The shape of a decode workgroup that sizes its reduction array: what [`red_slots`] needs of
 /// [`VectorTiles`] before the splits are chosen.
 #[derive(Debug, Clone, Copy)]
@@ -819,13 +829,10 @@ mod tests {
                     workgroups + y * z > target || t.kv_splits == kv.div_ceil(MIN_SPLIT_KEYS),
                     "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
                 );
-                // The subgroup kernel's splits are whole team blocks covering the keys.
-                if let Some(teams) = t.workgroup_size.checked_div(t.team) {
-                    let keys = t.block_k / teams;
-                    assert!(t.split_len.is_multiple_of(keys), "{t:?}");
-                    assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
-                    assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
-                }
+                // Whole team blocks (the subgroup kernel) or tiles, covering the keys.
+                assert!(t.split_len.is_multiple_of(t.split_grain()), "{t:?}");
+                assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
+                assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
             }
         }
     }
