@@ -247,13 +247,14 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={}{}{}{} splits={}x{} threads={} wg_mem={}B",
+                "vector rows={} BK={}{}{}{}{} splits={}x{} threads={} wg_mem={}B",
                 t.rows,
                 t.block_k,
                 if t.matrix { " coop" } else { "" },
                 t.workgroup_size
                     .checked_div(t.team)
                     .map_or(String::new(), |teams| format!(" subgroups={teams}x{}", t.team)),
+                if t.scattered { " scattered" } else { "" },
                 if t.k_ahead { " k_ahead" } else { "" },
                 t.kv_splits,
                 t.split_len,

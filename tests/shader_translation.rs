@@ -259,6 +259,15 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 variants.keys().any(|l| l.starts_with("vector_subgroup ")),
                 "{profile}: no subgroup decode variant planned"
             );
+            // Its scattered scores too (4 query vectors of f16, head dims from 128).
+            if caps.shader_f16 && caps.subgroup_min_size >= 16 {
+                assert!(
+                    variants
+                        .keys()
+                        .any(|l| l.starts_with("vector_subgroup ") && l.contains(" SCAT=1")),
+                    "{profile}: no scattered subgroup decode variant planned"
+                );
+            }
         }
         if profile == "nvidia" {
             for entry in ["fused_coop_kv ", "fused_coop_split_kv "] {

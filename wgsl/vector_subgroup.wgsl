@@ -24,6 +24,10 @@
 //      the keys kh, kh + KH, ... of the block (kh = l / DV8, KH = TEAM / DV8 key slices); it
 //      reads its V chunks straight from storage and each key's P from a lane of that key (a
 //      shuffle), and adds P V to its output.
+// With SCAT (the host's choice: 4 query vectors of f16, LPK >= 4) the lanes of a key split its 4
+// scores in step 1 instead of each adding all 4 (`scatter_scores`: 3 shuffles where 8 were), and
+// steps 2-3 take one score a lane: one mask, one exp2 and one add to the sum where there were 4;
+// step 3 gathers each key's 4 P from 4 lanes (`probs1_of`, the same 4 shuffles).
 // A lane issues a block's K and V loads together at its start; the other teams overlap their
 // latency (on the H200, loading the next block during this one took 176 registers, one
 // workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). After its last block
@@ -40,6 +44,7 @@ override TEAMS: u32 = 8u;       // teams per workgroup
 override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM % LPK == 0
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
+override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; the host decides)
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
@@ -115,6 +120,47 @@ fn probs_of(pr: vec4<f32>, j: u32) -> vec4<f32> {
     return select(vec4<f32>(), x, j < TEAM / LPK);
 }
 
+// Whether the LPK >= 4 lanes of a key split its 4 scores between them (a reduce-scatter: lane u
+// of the key keeps query vector `scatter_row(u)`), so that masking, softmax and the sums of P
+// take one value a lane instead of four (the same in every lane of the key).
+fn scattered() -> bool {
+    return SCAT == 1u && LPK >= 4u;
+}
+
+// The query vector whose score lane `lane` keeps when `scattered`.
+fn scatter_row(lane: u32) -> u32 {
+    return 2u * (lane & 1u) + ((lane >> 1u) & 1u);
+}
+
+// The lane's partial scores `s` of its key summed over the key's LPK lanes, the lane keeping
+// query vector `scatter_row(lane)`'s: pairs of lanes swap halves (xor 1: two values, xor 2: one),
+// then lanes holding the same query vector add (xor 4 ..).
+fn scatter_scores(s: vec4<f32>, lane: u32) -> f32 {
+    let lo = (lane & 1u) == 0u;
+    let h = select(s.zw, s.xy, lo) + subgroupShuffleXor(select(s.xy, s.zw, lo), 1u);
+    let lo1 = (lane & 2u) == 0u;
+    var x = select(h.y, h.x, lo1) + subgroupShuffleXor(select(h.x, h.y, lo1), 2u);
+    for (var w = 4u; w < LPK; w *= 2u) {
+        x += subgroupShuffleXor(x, w);
+    }
+    return x;
+}
+
+// A value per query vector from the lanes base .. base + 3 of a key (`scatter_row` order).
+fn gather_rows(x: f32, base: u32) -> vec4<f32> {
+    return vec4<f32>(subgroupShuffle(x, base), subgroupShuffle(x, base + 2u),
+                     subgroupShuffle(x, base + 1u), subgroupShuffle(x, base + 3u));
+}
+
+// `probs_of` for scattered P (one query vector's a lane).
+fn probs1_of(pr: f32, j: u32) -> vec4<f32> {
+    if (keys_in_block()) {
+        return gather_rows(pr, j * LPK);
+    }
+    let x = gather_rows(pr, min(j, TEAM / LPK - 1u) * LPK);
+    return select(vec4<f32>(), x, j < TEAM / LPK);
+}
+
 @compute @workgroup_size(TEAM * TEAMS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     // The split, query group and keys (wgsl/decode_query.wgsl).
@@ -156,6 +202,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     // The lane's sum of its key's P: every lane of a key adds it, so the team's sum is LPK
     // times the sum over its keys (`update_outputs` leaves st.l alone).
     var lsum = vec4<f32>();
+    // Scattered: the lane's query vector, its running max and its sum of P over the lane's keys.
+    let my_qv = query_vector(kv_head, dg.qv0, scatter_row(lane));
+    var m1 = FLOOR;
+    var lsum1 = 0.0;
     for (var kb = first; kb < key_end; kb += stride) {
         let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
         // 1. Scores of key kb + jk for the 4 query vectors.
@@ -163,10 +213,37 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         s = add_dots4(s, c1, unpack_chunk(blk.k1));
         s = add_dots4(s, c2, unpack_chunk(blk.k2));
         s = add_dots4(s, c3, unpack_chunk(blk.k3));
+        let key = kb + jk;
+        if (scattered()) {
+            // 1-3 with one score a lane.
+            // Every lane takes part in the shuffles (none inside a branch).
+            let sc = scatter_scores(s, lane);
+            var x = EXCLUDED;
+            if (my_qv.valid && key < key_end) {
+                x = masked_score(sc, b, my_qv.h, my_qv.i, key);
+            }
+            if (subgroupAny(x > m1 + RESCALE_LOG2)) {
+                var bm = x;
+                for (var w = LPK; w < TEAM; w *= 2u) {
+                    bm = max(bm, subgroupShuffleXor(bm, w));
+                }
+                let m_new = max(m1, bm);
+                let a1 = exp2(m1 - m_new);
+                st = rescale_outputs(st, gather_rows(a1, 0u));
+                lsum1 *= a1;
+                m1 = m_new;
+            }
+            let p1 = exp2(x - m1);
+            lsum1 += p1;
+            st = update_outputs(st, probs1_of(p1, kh), probs1_of(p1, kh + kh_n),
+                                probs1_of(p1, kh + 2u * kh_n), probs1_of(p1, kh + 3u * kh_n),
+                                unpack_chunk(blk.v0), unpack_chunk(blk.v1), unpack_chunk(blk.v2),
+                                unpack_chunk(blk.v3));
+            continue;
+        }
         for (var w = 1u; w < LPK; w *= 2u) {
             s += subgroupShuffleXor(s, w);
         }
-        let key = kb + jk;
         for (var r = 0u; r < 4u; r++) {
             var x = EXCLUDED;
             if (qvs[r].valid && key < key_end) {
@@ -205,6 +282,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                    st.o3h + subgroupShuffleXor(st.o3h, w));
     }
     st.l = subgroupAdd(lsum) / f32(LPK);
+    if (scattered()) {
+        // Each lane's sum over the team's keys of its query vector (lanes of a key that keep the
+        // same one hold the same sum); the max is the same in every lane keeping it.
+        var tl = lsum1;
+        for (var w = LPK; w < TEAM; w *= 2u) {
+            tl += subgroupShuffleXor(tl, w);
+        }
+        st.l = gather_rows(tl, 0u);
+        m = gather_rows(m1, 0u);
+    }
     let dv4 = V_HEAD_DIM / 4u;
     if (kh == 0u) {
         for (var step = 0u; step < 8u; step++) {

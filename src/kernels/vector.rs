@@ -132,6 +132,9 @@ pub struct VectorTiles {
     /// its own blocks of keys, no barrier in the loop), the adapter's fixed subgroup size; 0 for
     /// the other kernels. See [`team_serves`].
     pub team: u32,
+    /// The subgroup kernel's lanes of a key split its 4 scores (`SCAT`: one a lane through
+    /// masking, softmax and the sums of P). See [`scatters_scores`].
+    pub scattered: bool,
 }
 
 impl VectorTiles {
@@ -347,6 +350,7 @@ pub fn fit_tiles(
         matrix: false,
         k_ahead,
         team: 0,
+        scattered: false,
     })
 }
 
@@ -417,6 +421,22 @@ pub fn team_takes(caps: &Capabilities, desc: &AttentionDesc) -> bool {
         && !((5..=8).contains(&vectors) && matrix_takes(caps, desc))
 }
 
+/// Whether the subgroup kernel's lanes of a key split its 4 scores between them (a
+/// reduce-scatter by shuffles, then masking, softmax and the sums of P one value a lane instead
+/// of 4), for `rows` query vectors a workgroup and `lanes_per_key` lanes a K row: for 4 query
+/// vectors of f16 with at least 4 lanes a key. On the H200 (BENCHMARKS.md, sixteenth session,
+/// 16384 / 131072 keys) it was 3.7 / 4.3% faster at d256 for 32/8 heads, 5 / 5.6% for 2 query
+/// rows, 3 / 5% for 16/2 heads, 0.5% at d128; but slower with 1 query vector a workgroup (MHA:
+/// 8% at d128, 27% at d256: 3 of a key's 4 lanes then hold nothing) and for f32 (7% at d256).
+/// Knob `decode_scat=0`: never; `=1`: wherever the lanes allow it (profiling).
+pub fn scatters_scores(desc: &AttentionDesc, rows: u32, lanes_per_key: u32) -> bool {
+    match crate::tune::knob("decode_scat") {
+        Some(0) => false,
+        Some(_) => lanes_per_key >= 4,
+        None => lanes_per_key >= 4 && rows == 4 && desc.dtype == crate::desc::DType::F16,
+    }
+}
+
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
 fn team_tiles(
     caps: &Capabilities,
@@ -441,6 +461,7 @@ fn team_tiles(
         keys
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
+    let scattered = scatters_scores(desc, rows, lanes_per_key);
     Ok(VectorTiles {
         rows,
         block_k,
@@ -456,6 +477,7 @@ fn team_tiles(
         matrix: false,
         k_ahead: false,
         team,
+        scattered,
     })
 }
 
@@ -613,6 +635,7 @@ fn matrix_tiles(
         vectorized: true,
         matrix: true,
         team: 0,
+        scattered: false,
         k_ahead: false,
     })
 }
@@ -757,6 +780,7 @@ pub fn plan(
                 ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", split_ablate & 32),
+                ("SCAT", t.scattered as u32),
             ],
         )
     } else {
@@ -959,6 +983,25 @@ mod tests {
         .unwrap();
         assert!(p.to_string().contains(" coop "), "{p}");
         assert_eq!(p.dispatches()[0].variant.entry, KernelEntry::VectorCoop);
+    }
+
+    #[test]
+    fn scattered_scores_for_four_f16_query_vectors_of_four_or_more_lanes_a_key() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let t = |hq, hkv, dim, dtype| {
+            let desc = AttentionDesc::new(1, hq, hkv, 1, 16384, dim).with_dtype(dtype);
+            fit_tiles(&nvidia, &desc, None).unwrap()
+        };
+        for dim in [128, 256] {
+            let g = t(32, 8, dim, DType::F16);
+            assert!(g.team > 0 && g.scattered, "{g:?}");
+            // One query vector a workgroup (MHA), f32, and 2 lanes a key (d64): not.
+            assert!(!t(32, 32, dim, DType::F16).scattered);
+            assert!(!t(32, 8, dim, DType::F32).scattered);
+        }
+        let d64 = t(32, 8, 64, DType::F16);
+        assert!(d64.team > 0 && !d64.scattered, "{d64:?}");
     }
 
     #[test]
