@@ -226,8 +226,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// [`MATRIX_MAX_KV_LEN`]) and `decode_sb_pad=N` (N more floats of the matrix kernel's score
 /// array: the workgroup-memory sweep) for the cooperative-matrix kernel; `decode_sg=0` (never
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
-/// workgroup) and `decode_grain=0` (splits of whole workgroup strides, not team blocks) for the
-/// subgroup kernel.
+/// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
+/// `decode_scat` (0 or 1, see [`scatters_scores`]) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
