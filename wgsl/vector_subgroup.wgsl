@@ -214,9 +214,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         s = add_dots4(s, c2, unpack_chunk(blk.k2));
         s = add_dots4(s, c3, unpack_chunk(blk.k3));
         let key = kb + jk;
+        // 2. P of the keys kh + n * KH (n < 4) of step 3 for the 4 query vectors (variables, not
+        // an array, which a driver may place in memory).
+        var p0: vec4<f32>;
+        var p1: vec4<f32>;
+        var p2: vec4<f32>;
+        var p3: vec4<f32>;
         if (scattered()) {
-            // 1-3 with one score a lane.
-            // Every lane takes part in the shuffles (none inside a branch).
+            // One score a lane (every lane takes part in the shuffles: none inside a branch).
             let sc = scatter_scores(s, lane);
             var x = EXCLUDED;
             if (my_qv.valid && key < key_end) {
@@ -233,43 +238,45 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 lsum1 *= a1;
                 m1 = m_new;
             }
-            let p1 = exp2(x - m1);
-            lsum1 += p1;
-            st = update_outputs(st, probs1_of(p1, kh), probs1_of(p1, kh + kh_n),
-                                probs1_of(p1, kh + 2u * kh_n), probs1_of(p1, kh + 3u * kh_n),
-                                unpack_chunk(blk.v0), unpack_chunk(blk.v1), unpack_chunk(blk.v2),
-                                unpack_chunk(blk.v3));
-            continue;
-        }
-        for (var w = 1u; w < LPK; w *= 2u) {
-            s += subgroupShuffleXor(s, w);
-        }
-        for (var r = 0u; r < 4u; r++) {
-            var x = EXCLUDED;
-            if (qvs[r].valid && key < key_end) {
-                x = masked_score(s[r], b, qvs[r].h, qvs[r].i, key);
+            let pl = exp2(x - m1);
+            lsum1 += pl;
+            p0 = probs1_of(pl, kh);
+            p1 = probs1_of(pl, kh + kh_n);
+            p2 = probs1_of(pl, kh + 2u * kh_n);
+            p3 = probs1_of(pl, kh + 3u * kh_n);
+        } else {
+            for (var w = 1u; w < LPK; w *= 2u) {
+                s += subgroupShuffleXor(s, w);
             }
-            s[r] = x;
-        }
-        // 2. The running max, raised where some score passes it by RESCALE_LOG2.
-        if (subgroupAny(any(s > m + RESCALE_LOG2))) {
-            var bm = s;
-            for (var w = LPK; w < TEAM; w *= 2u) {
-                bm = max(bm, subgroupShuffleXor(bm, w));
+            for (var r = 0u; r < 4u; r++) {
+                var x = EXCLUDED;
+                if (qvs[r].valid && key < key_end) {
+                    x = masked_score(s[r], b, qvs[r].h, qvs[r].i, key);
+                }
+                s[r] = x;
             }
-            let m_new = max(m, bm);
-            let alpha = exp2(m - m_new);
-            st = rescale_outputs(st, alpha);
-            lsum *= alpha;
-            m = m_new;
+            // The running max, raised where some score passes it by RESCALE_LOG2.
+            if (subgroupAny(any(s > m + RESCALE_LOG2))) {
+                var bm = s;
+                for (var w = LPK; w < TEAM; w *= 2u) {
+                    bm = max(bm, subgroupShuffleXor(bm, w));
+                }
+                let m_new = max(m, bm);
+                let alpha = exp2(m - m_new);
+                st = rescale_outputs(st, alpha);
+                lsum *= alpha;
+                m = m_new;
+            }
+            let pr = exp2(s - m);
+            lsum += pr;
+            p0 = probs_of(pr, kh);
+            p1 = probs_of(pr, kh + kh_n);
+            p2 = probs_of(pr, kh + 2u * kh_n);
+            p3 = probs_of(pr, kh + 3u * kh_n);
         }
-        let pr = exp2(s - m);
-        lsum += pr;
         // 3. P V over the lane's keys of the block.
-        st = update_outputs(st, probs_of(pr, kh), probs_of(pr, kh + kh_n),
-                            probs_of(pr, kh + 2u * kh_n), probs_of(pr, kh + 3u * kh_n),
-                            unpack_chunk(blk.v0), unpack_chunk(blk.v1), unpack_chunk(blk.v2),
-                            unpack_chunk(blk.v3));
+        st = update_outputs(st, p0, p1, p2, p3, unpack_chunk(blk.v0),
+                            unpack_chunk(blk.v1), unpack_chunk(blk.v2), unpack_chunk(blk.v3));
     }
 
     // The team's key slices added (all against the team's max) and its sums of P; then the
