@@ -288,7 +288,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                    st.o2h + subgroupShuffleXor(st.o2h, w), st.o3l + subgroupShuffleXor(st.o3l, w),
                    st.o3h + subgroupShuffleXor(st.o3h, w));
     }
-    st.l = subgroupAdd(lsum) / f32(LPK);
     if (scattered()) {
         // Each lane's sum over the team's keys of its query vector (lanes of a key that keep the
         // same one hold the same sum); the max is the same in every lane keeping it.
@@ -298,6 +297,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         st.l = gather_rows(tl, 0u);
         m = gather_rows(m1, 0u);
+    } else {
+        st.l = subgroupAdd(lsum) / f32(LPK);
     }
     let dv4 = V_HEAD_DIM / 4u;
     if (kh == 0u) {
