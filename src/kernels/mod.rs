@@ -148,7 +148,9 @@ pub(crate) fn kv_split_passes(
     })?;
     d.splits = Some((kv_splits, split_len));
     crate::planner::check_grid(caps, entry.name(), d.workgroups)?;
-    dispatches.push(vector::reduce_dispatch(caps, desc, kv_splits, split_len)?);
+    dispatches.push(vector::reduce_dispatch(
+        caps, desc, kv_splits, split_len, 0,
+    )?);
     let scratch = vector::check_scratch(
         caps,
         "fused KV split scratch bytes",
