@@ -32,7 +32,6 @@ const COOP_MAXIMA_WHOLE: &str = include_str!("../wgsl/coop_maxima_whole.wgsl");
 const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
-const VECTOR_REDUCE_SUBGROUP: &str = include_str!("../wgsl/vector_reduce_subgroup.wgsl");
 const VECTOR_COOP: &str = include_str!("../wgsl/vector_coop.wgsl");
 const VECTOR_SUBGROUP: &str = include_str!("../wgsl/vector_subgroup.wgsl");
 const DECODE_QUERY: &str = include_str!("../wgsl/decode_query.wgsl");
@@ -70,9 +69,6 @@ pub enum KernelEntry {
     Vector,
     /// The decode kernel's reduce pass, `wgsl/vector_reduce.wgsl`.
     VectorReduce,
-    /// The reduce pass on subgroups of one fixed size, `wgsl/vector_reduce_subgroup.wgsl` (after
-    /// [`KernelEntry::VectorSubgroup`]).
-    VectorReduceSubgroup,
     /// The decode kernel's split pass on cooperative matrices, `wgsl/vector_coop.wgsl`.
     VectorCoop,
     /// The decode kernel's split pass with each subgroup streaming its own keys,
@@ -115,7 +111,6 @@ impl KernelEntry {
             KernelEntry::FusedKv => "fused_kv",
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
-            KernelEntry::VectorReduceSubgroup => "vector_reduce_subgroup",
             KernelEntry::VectorCoop => "vector_coop",
             KernelEntry::VectorSubgroup => "vector_subgroup",
         }
@@ -134,7 +129,6 @@ impl KernelEntry {
             KernelEntry::SplitScales => SPLIT_SCALES,
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
-            KernelEntry::VectorReduceSubgroup => VECTOR_REDUCE_SUBGROUP,
             KernelEntry::VectorCoop => VECTOR_COOP,
             KernelEntry::VectorSubgroup => VECTOR_SUBGROUP,
         }
@@ -208,7 +202,7 @@ impl KernelEntry {
                 (slot::MASK, Read),
                 (slot::SCRATCH, Read),
             ],
-            KernelEntry::VectorReduce | KernelEntry::VectorReduceSubgroup => &[
+            KernelEntry::VectorReduce => &[
                 (slot::PARAMS, Uniform),
                 (slot::OUT, ReadWrite),
                 (slot::MASK, Read),

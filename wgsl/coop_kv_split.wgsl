@@ -12,5 +12,5 @@ fn row_scale(l_row: f32, fac_out: f32) -> f32 {
 }
 
 fn put_o(at: u32, x: f32) {
-    partial[partial_index(at)] = x;
+    partial[at] = x;
 }

@@ -329,7 +329,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
                 // A query vector with every key excluded has l == 0 and is written as zeros.
                 out[row_base(p.out, b, qv.h, qv.i) + col] = elem(select(x / l_row, 0.0, l_row == 0.0));
             } else {
-                partial[partial_index(row_dest(b, qv.h, qv.i, dg.split) + col)] = x;
+                partial[row_dest(b, qv.h, qv.i, dg.split) + col] = x;
             }
         }
     }

@@ -4,15 +4,12 @@
 //
 // One workgroup per query vector, written for latency (a few dozen splits, a few hundred values
 // each): one round of loads and one barrier. Thread t owns output columns [4c, 4c + 4)
-// (c = t / LANES) of splits lane, lane + LANES, ... (lane = t % LANES): neighbouring threads
-// read neighbouring splits of a quad, which wgsl/split_partial.wgsl stores side by side. It
+// (c = t % (V_HEAD_DIM / 4)) of splits lane, lane + LANES, ... (lane = t / (V_HEAD_DIM / 4)); it
 // loads each of its splits' max, sum and column quad, four splits at a time, and folds them into
 // an online (max, sum, quad) of its own: no load waits for another. The LANES partial states of
 // each column quad are then merged in workgroup memory. (Before: one thread per column walking
 // every split in serial loops, ~0.6 us per split on the H200; then a (max, sum) pass with a tree
 // in workgroup memory ahead of the column pass: two rounds of loads and nine barriers.)
-// Where the adapter's subgroups have one size and the split pass ran on them,
-// wgsl/vector_reduce_subgroup.wgsl does this without workgroup memory or a barrier.
 
 override V_HEAD_DIM: u32 = 128u;
 override ABLATE: u32 = 0u; // profiling only (wrong results): 2 the pass returns at once, 8 no output stores, 16 no loads
@@ -49,7 +46,7 @@ fn merge4(st: Part, a: Part, b: Part, c: Part, d: Part) -> Part {
 fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
     let sc = min(s, p.kv_splits - 1u);
     let pair = vectors * p.kv_splits * V_HEAD_DIM + 2u * (qv * p.kv_splits + sc);
-    let at = ((qv * (V_HEAD_DIM / 4u) + c) * p.kv_splits + sc) * 4u;
+    let at = (qv * p.kv_splits + sc) * V_HEAD_DIM + 4u * c;
     let inside = s < p.kv_splits;
     return Part(
         select(FLOOR, partial[pair], inside),
@@ -78,23 +75,18 @@ fn main(
 
     let quads = V_HEAD_DIM / 4u; // <= 64: v_head_dim <= 256, so every column has a thread
     let lanes = WGR / quads;
-    let c = t / lanes;
-    let lane = t % lanes;
+    let c = t % quads;
+    let lane = t / quads;
     var st = Part(FLOOR, 0.0, vec4<f32>());
-    // Past lanes * quads (quads not a power of two) the threads hold nothing.
-    let holds = c < quads;
-    if (holds && (ABLATE & 16u) == 0u) {
+    if (lane < lanes && (ABLATE & 16u) == 0u) {
         for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
             st = merge4(st, load_part(qv, s, c, vectors), load_part(qv, s + lanes, c, vectors),
                         load_part(qv, s + 2u * lanes, c, vectors),
                         load_part(qv, s + 3u * lanes, c, vectors));
         }
     }
-    // Stored lane-major, so that the merge below reads without bank conflicts.
-    if (holds) {
-        ml_s[lane * quads + c] = vec2<f32>(st.m, st.l);
-        acc_s[lane * quads + c] = st.o;
-    }
+    ml_s[t] = vec2<f32>(st.m, st.l);
+    acc_s[t] = st.o;
     workgroupBarrier();
     if (t < quads) {
         var m_all = FLOOR;

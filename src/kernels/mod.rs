@@ -148,9 +148,7 @@ pub(crate) fn kv_split_passes(
     })?;
     d.splits = Some((kv_splits, split_len));
     crate::planner::check_grid(caps, entry.name(), d.workgroups)?;
-    dispatches.push(vector::reduce_dispatch(
-        caps, desc, kv_splits, split_len, 0,
-    )?);
+    dispatches.push(vector::reduce_dispatch(caps, desc, kv_splits, split_len)?);
     let scratch = vector::check_scratch(
         caps,
         "fused KV split scratch bytes",

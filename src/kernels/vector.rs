@@ -710,38 +710,26 @@ pub(crate) fn check_scratch(caps: &Capabilities, what: &str, bytes: u64) -> Resu
 }
 
 /// The reduce pass combining `kv_splits` splits of `split_len` keys: one workgroup per query
-/// vector. With `subgroup` (the adapter's one subgroup size, where the split pass ran on
-/// subgroups; 0 otherwise) it runs on subgroups (`wgsl/vector_reduce_subgroup.wgsl`, one per 16
-/// output columns) where the columns and the workgroup size allow, else on workgroup memory
-/// (`wgsl/vector_reduce.wgsl`).
+/// vector.
 pub(crate) fn reduce_dispatch(
     caps: &Capabilities,
     desc: &AttentionDesc,
     kv_splits: u32,
     split_len: u32,
-    subgroup: u32,
 ) -> Result<Dispatch> {
     let heads = desc.batch * desc.q_heads;
     let vectors = heads as u64 * desc.q_len as u64;
     let vectors = u32::try_from(vectors)
         .map_err(|_| Error::limit("decode query vectors", vectors, "u32", u32::MAX as u64))?;
-    let mut constants = vec![
-        ("V_HEAD_DIM", desc.v_head_dim),
-        ("MASK_KIND", mask_kind(desc)),
-    ];
-    let threads = subgroup * (desc.v_head_dim / 16);
-    let on_subgroups = subgroup >= 4
-        && desc.v_head_dim.is_multiple_of(16)
-        && threads <= caps.max_invocations_per_workgroup
-        && threads <= caps.max_workgroup_size_x;
-    let entry = if on_subgroups {
-        constants.push(("SG", subgroup));
-        KernelEntry::VectorReduceSubgroup
-    } else {
-        KernelEntry::VectorReduce
-    };
     let d = Dispatch {
-        variant: ShaderVariant::new(entry, desc.dtype, constants),
+        variant: ShaderVariant::new(
+            KernelEntry::VectorReduce,
+            desc.dtype,
+            vec![
+                ("V_HEAD_DIM", desc.v_head_dim),
+                ("MASK_KIND", mask_kind(desc)),
+            ],
+        ),
         workgroups: grid_2d(vectors, caps.max_workgroups_per_dimension),
         head_base: 0,
         head_count: heads,
@@ -793,10 +781,6 @@ pub fn plan(
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", split_ablate & 32),
                 ("SCAT", t.scattered as u32),
-                (
-                    "PRELOAD",
-                    crate::tune::knob("decode_preload").unwrap_or(1).min(1),
-                ),
             ],
         )
     } else {
@@ -829,12 +813,7 @@ pub fn plan(
         splits: Some((t.kv_splits, t.split_len)),
     }];
     if t.kv_splits > 1 && ablate & 1 == 0 {
-        // Knob `reduce_sg=0`: the workgroup-memory reduce pass after the subgroup kernel too.
-        let subgroup = match crate::tune::knob("reduce_sg") {
-            Some(0) => 0,
-            _ => t.team,
-        };
-        let mut reduce = reduce_dispatch(caps, desc, t.kv_splits, t.split_len, subgroup)?;
+        let mut reduce = reduce_dispatch(caps, desc, t.kv_splits, t.split_len)?;
         if ablate & (2 | 8 | 16) != 0 {
             reduce
                 .variant
@@ -1053,12 +1032,6 @@ mod tests {
                 let (dispatches, scratch) = plan(&nvidia, &d(1, kv, dim), &t).unwrap();
                 assert_eq!(dispatches.len(), 1 + (t.kv_splits > 1) as usize);
                 assert_eq!(dispatches[0].variant.entry, KernelEntry::VectorSubgroup);
-                if t.kv_splits > 1 {
-                    // Its reduce pass on subgroups of the same size, one per 16 columns.
-                    let reduce = &dispatches[1].variant;
-                    assert_eq!(reduce.entry, KernelEntry::VectorReduceSubgroup);
-                    assert!(reduce.constants.contains(&("SG", 32)), "{reduce:?}");
-                }
                 assert_eq!(scratch, scratch_bytes(&d(1, kv, dim), &t));
             }
         }
@@ -1068,10 +1041,7 @@ mod tests {
         assert_eq!(t.team, 32);
         assert!(t.kv_splits > 1, "{t:?}");
         let (dispatches, _) = plan(&apple, &d(1, 16384, 128), &t).unwrap();
-        assert_eq!(
-            dispatches[1].variant.entry,
-            KernelEntry::VectorReduceSubgroup
-        );
+        assert_eq!(dispatches[1].variant.entry, KernelEntry::VectorReduce);
         // More than 4 query vectors a KV head: workgroups of 4, several a KV head; 5 to 8 against
         // short caches stay on the cooperative-matrix kernel.
         for (q_len, kv) in [(2, 16384), (4, 4096), (8, 1024)] {
