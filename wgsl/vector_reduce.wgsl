@@ -12,7 +12,6 @@
 // in workgroup memory ahead of the column pass: two rounds of loads and nine barriers.)
 
 override V_HEAD_DIM: u32 = 128u;
-override PARTS: u32 = 8u;  // splits a thread loads a round: 4 or 8
 override ABLATE: u32 = 0u; // profiling only (wrong results): 2 the pass returns at once, 8 no output stores, 16 no loads
 
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
@@ -80,20 +79,10 @@ fn main(
     let lane = t / quads;
     var st = Part(FLOOR, 0.0, vec4<f32>());
     if (lane < lanes && (ABLATE & 16u) == 0u) {
-        for (var s = lane; s < p.kv_splits; s += PARTS * lanes) {
-            let a = load_part(qv, s, c, vectors);
-            let b = load_part(qv, s + lanes, c, vectors);
-            let c2 = load_part(qv, s + 2u * lanes, c, vectors);
-            let d = load_part(qv, s + 3u * lanes, c, vectors);
-            if (PARTS == 8u) {
-                let e = load_part(qv, s + 4u * lanes, c, vectors);
-                let f = load_part(qv, s + 5u * lanes, c, vectors);
-                let g = load_part(qv, s + 6u * lanes, c, vectors);
-                let h = load_part(qv, s + 7u * lanes, c, vectors);
-                st = merge4(merge4(st, a, b, c2, d), e, f, g, h);
-            } else {
-                st = merge4(st, a, b, c2, d);
-            }
+        for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
+            st = merge4(st, load_part(qv, s, c, vectors), load_part(qv, s + lanes, c, vectors),
+                        load_part(qv, s + 2u * lanes, c, vectors),
+                        load_part(qv, s + 3u * lanes, c, vectors));
         }
     }
     ml_s[t] = vec2<f32>(st.m, st.l);

@@ -45,7 +45,6 @@ override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; the host decides)
-override PRELOAD: u32 = 0u;     // 1: the first block's loads issued before the queries' barrier
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
@@ -193,13 +192,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let stride = TEAMS * kb_n;
     let first = dg.key_begin + team * kb_n;
 
-    // With PRELOAD the first block's loads are issued ahead of the queries' staging and its
-    // barrier, so that their latency and the queries' overlap; each block then issues the next
-    // one's at its end, after the loop's exit test (no block is held longer).
-    var blk: Block;
-    if (PRELOAD != 0u) {
-        blk = load_block(k_head, v_head, first, key_end, jk, u, c, kh);
-    }
     // The queries, f32, zeros for vectors past the group (4 rows, whatever RG).
     stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
     workgroupBarrier();
@@ -215,9 +207,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var m1 = FLOOR;
     var lsum1 = 0.0;
     for (var kb = first; kb < key_end; kb += stride) {
-        if (PRELOAD == 0u) {
-            blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
-        }
+        let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
         // 1. Scores of key kb + jk for the 4 query vectors.
         var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
         s = add_dots4(s, c1, unpack_chunk(blk.k1));
@@ -287,12 +277,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         // 3. P V over the lane's keys of the block.
         st = update_outputs(st, p0, p1, p2, p3, unpack_chunk(blk.v0),
                             unpack_chunk(blk.v1), unpack_chunk(blk.v2), unpack_chunk(blk.v3));
-        if (PRELOAD != 0u) {
-            if (kb + stride >= key_end) {
-                break;
-            }
-            blk = load_block(k_head, v_head, kb + stride, key_end, jk, u, c, kh);
-        }
     }
 
     // The team's key slices added (all against the team's max) and its sums of P; then the

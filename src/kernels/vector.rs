@@ -728,13 +728,6 @@ pub(crate) fn reduce_dispatch(
             vec![
                 ("V_HEAD_DIM", desc.v_head_dim),
                 ("MASK_KIND", mask_kind(desc)),
-                (
-                    "PARTS",
-                    match crate::tune::knob("reduce_parts") {
-                        Some(4) => 4,
-                        _ => 8,
-                    },
-                ),
             ],
         ),
         workgroups: grid_2d(vectors, caps.max_workgroups_per_dimension),
@@ -788,10 +781,6 @@ pub fn plan(
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", split_ablate & 32),
                 ("SCAT", t.scattered as u32),
-                (
-                    "PRELOAD",
-                    crate::tune::knob("decode_preload").unwrap_or(0).min(1),
-                ),
             ],
         )
     } else {
