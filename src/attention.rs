@@ -80,6 +80,10 @@ pub struct Attention {
     /// One uniform buffer per head chunk (one in all but the chunked unfused plans).
     params: Vec<wgpu::Buffer>,
     scratch: Option<wgpu::Buffer>,
+    /// The decode split pass's arrival counters where it merges its own splits: zeros from
+    /// creation (wgpu clears new buffers) and again after every call (the last split of a query
+    /// group resets its counter), so work recorded from one `Attention` runs in submission order.
+    arrivals: Option<wgpu::Buffer>,
 }
 
 impl Attention {
@@ -131,6 +135,14 @@ impl Attention {
                 mapped_at_creation: false,
             })
         });
+        let arrivals = (plan.arrival_bytes() > 0).then(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-sdpa arrivals"),
+                size: plan.arrival_bytes(),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        });
         if let Some(e) = scope.pop() {
             return Err(e);
         }
@@ -144,6 +156,7 @@ impl Attention {
             kernels,
             params,
             scratch,
+            arrivals,
         })
     }
 
@@ -269,6 +282,11 @@ impl Attention {
                             slot::V => self.binding(buffers.v),
                             slot::OUT => self.binding(buffers.out),
                             slot::MASK => self.binding(mask),
+                            slot::ARRIVALS => self
+                                .arrivals
+                                .as_ref()
+                                .expect("plans with an arrivals slot have counters")
+                                .as_entire_binding(),
                             _ => self
                                 .scratch
                                 .as_ref()

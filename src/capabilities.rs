@@ -28,6 +28,10 @@ pub struct Capabilities {
     pub subgroup_sync: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device.
     pub timestamps: bool,
+    /// `MEMORY_DECORATION_COHERENT` is enabled on the device (`@coherent` storage buffers): on
+    /// Vulkan the decode kernel's last split to finish then merges the splits itself, in place
+    /// of the reduce pass (`wgsl/split_merge_in_pass.wgsl`).
+    pub coherent_storage: bool,
     /// Smallest subgroup size the adapter may use (0 when unknown).
     pub subgroup_min_size: u32,
     /// Largest subgroup size the adapter may use (0 when unknown).
@@ -87,6 +91,7 @@ impl Capabilities {
             subgroup_sync: info.backend == wgpu::Backend::Metal
                 || crate::pipelines::passthrough_spirv(device, info.backend),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            coherent_storage: features.contains(wgpu::Features::MEMORY_DECORATION_COHERENT),
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,
             cooperative_matrix,
@@ -109,6 +114,7 @@ impl Capabilities {
             subgroups: false,
             subgroup_sync: false,
             timestamps: false,
+            coherent_storage: false,
             subgroup_min_size: 0,
             subgroup_max_size: 0,
             cooperative_matrix: Vec::new(),
@@ -135,6 +141,7 @@ impl Capabilities {
             subgroups: true,
             subgroup_sync: true,
             timestamps: true,
+            coherent_storage: false,
             subgroup_min_size: 32,
             subgroup_max_size: 32,
             cooperative_matrix: vec![coop(8, F32, F32), coop(8, F16, F16), coop(8, F16, F32)],
@@ -160,6 +167,7 @@ impl Capabilities {
             subgroups: true,
             subgroup_sync: true,
             timestamps: true,
+            coherent_storage: true,
             subgroup_min_size: 32,
             subgroup_max_size: 32,
             cooperative_matrix: vec![coop(16, F16, F32), coop(16, F16, F16)],
@@ -184,6 +192,7 @@ impl Capabilities {
             subgroups: true,
             subgroup_sync: true,
             timestamps: true,
+            coherent_storage: true,
             subgroup_min_size: 8,
             subgroup_max_size: 8,
             cooperative_matrix: Vec::new(),

@@ -45,6 +45,9 @@ pub struct CheckCase {
     pub decode_splits: Option<u32>,
     /// Forced KV splits of the fused kernels (see [`PlanOptions::fused_kv_splits`]).
     pub fused_kv_splits: Option<u32>,
+    /// The decode kernel's splits merged by the reduce pass (see
+    /// [`PlanOptions::decode_reduce_pass`]).
+    pub decode_reduce_pass: bool,
 }
 
 impl CheckCase {
@@ -60,6 +63,7 @@ impl CheckCase {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
+            decode_reduce_pass: false,
         }
     }
 }
@@ -176,6 +180,7 @@ async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Re
         cooperative: case.cooperative,
         decode_splits: case.decode_splits,
         fused_kv_splits: case.fused_kv_splits,
+        decode_reduce_pass: case.decode_reduce_pass,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &case.desc, &options)?;

@@ -15,7 +15,8 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_F16
     .union(wgpu::Features::TIMESTAMP_QUERY)
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
-    .union(wgpu::Features::PASSTHROUGH_SHADERS);
+    .union(wgpu::Features::PASSTHROUGH_SHADERS)
+    .union(wgpu::Features::MEMORY_DECORATION_COHERENT);
 
 struct Shared {
     device: wgpu::Device,

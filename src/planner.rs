@@ -141,6 +141,10 @@ pub struct PlanOptions {
     /// cooperative-matrix kernel, split f32 included); `None` lets the planner split the keys
     /// where the query blocks alone would leave the GPU idle.
     pub fused_kv_splits: Option<u32>,
+    /// Merge the decode kernel's KV splits in a reduce pass (a second dispatch) even where its
+    /// split pass would merge them itself (tests, comparisons; see
+    /// [`crate::kernels::vector::merges_in_pass`]).
+    pub decode_reduce_pass: bool,
 }
 
 impl Default for PlanOptions {
@@ -153,6 +157,7 @@ impl Default for PlanOptions {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
+            decode_reduce_pass: false,
         }
     }
 }
@@ -197,6 +202,16 @@ impl Plan {
     /// matrix; 0 for the fused kernel, whose memory is O(tile)).
     pub fn scratch_bytes(&self) -> u64 {
         self.scratch_bytes
+    }
+
+    /// Bytes of the arrival counters of a decode plan whose split pass merges its own splits
+    /// (zeros, kept so between calls; 0 for every other plan). See
+    /// [`crate::kernels::vector::merges_in_pass`].
+    pub fn arrival_bytes(&self) -> u64 {
+        match self.kernel {
+            Kernel::Vector(t) => 4 * vector::arrival_counters(&self.desc, &t),
+            _ => 0,
+        }
     }
 }
 
@@ -247,7 +262,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={}{}{}{}{} splits={}x{} threads={} wg_mem={}B",
+                "vector rows={} BK={}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
                 t.rows,
                 t.block_k,
                 if t.matrix { " coop" } else { "" },
@@ -258,6 +273,7 @@ impl fmt::Display for Plan {
                 if t.k_ahead { " k_ahead" } else { "" },
                 t.kv_splits,
                 t.split_len,
+                if t.merged { " merged_in_pass" } else { "" },
                 t.workgroup_size,
                 t.workgroup_bytes
             )?,
@@ -316,6 +332,9 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
                 break;
             }
             tiles = more;
+        }
+        if options.decode_reduce_pass {
+            tiles = tiles.merged_by_reduce_pass();
         }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
         let reason = match (tiles.matrix, desc.kv_len <= vector::MATRIX_MAX_KV_LEN) {

@@ -26,6 +26,9 @@ const COOP_KV_SPLIT: &str = include_str!("../wgsl/coop_kv_split.wgsl");
 const FUSED_KV_WHOLE: &str = include_str!("../wgsl/fused_kv_whole.wgsl");
 const FUSED_KV_SPLIT: &str = include_str!("../wgsl/fused_kv_split.wgsl");
 const SPLIT_PARTIAL: &str = include_str!("../wgsl/split_partial.wgsl");
+const SPLIT_COMBINE: &str = include_str!("../wgsl/split_combine.wgsl");
+const SPLIT_MERGE_BY_REDUCE: &str = include_str!("../wgsl/split_merge_by_reduce.wgsl");
+const SPLIT_MERGE_IN_PASS: &str = include_str!("../wgsl/split_merge_in_pass.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
 const SPLIT_MAXIMA: &str = include_str!("../wgsl/split_maxima.wgsl");
 const COOP_MAXIMA_WHOLE: &str = include_str!("../wgsl/coop_maxima_whole.wgsl");
@@ -74,6 +77,9 @@ pub enum KernelEntry {
     /// The decode kernel's split pass with each subgroup streaming its own keys,
     /// `wgsl/vector_subgroup.wgsl`.
     VectorSubgroup,
+    /// [`KernelEntry::VectorSubgroup`] whose last split to finish merges the splits
+    /// (`wgsl/split_merge_in_pass.wgsl`, no reduce pass): Vulkan with `@coherent` storage.
+    VectorSubgroupMerged,
 }
 
 /// How a kernel binds one of the crate's fixed binding slots.
@@ -93,6 +99,8 @@ pub(crate) mod slot {
     pub const OUT: u32 = 4;
     pub const MASK: u32 = 5;
     pub const SCRATCH: u32 = 6;
+    /// The arrival counters of [`super::KernelEntry::VectorSubgroupMerged`].
+    pub const ARRIVALS: u32 = 7;
 }
 
 impl KernelEntry {
@@ -113,6 +121,7 @@ impl KernelEntry {
             KernelEntry::VectorReduce => "vector_reduce",
             KernelEntry::VectorCoop => "vector_coop",
             KernelEntry::VectorSubgroup => "vector_subgroup",
+            KernelEntry::VectorSubgroupMerged => "vector_subgroup_merged",
         }
     }
 
@@ -130,7 +139,17 @@ impl KernelEntry {
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
             KernelEntry::VectorCoop => VECTOR_COOP,
-            KernelEntry::VectorSubgroup => VECTOR_SUBGROUP,
+            KernelEntry::VectorSubgroup | KernelEntry::VectorSubgroupMerged => VECTOR_SUBGROUP,
+        }
+    }
+
+    /// The declaration of `partial` for the passes that write split partial results
+    /// (`wgsl/split_partial.wgsl`): `@coherent` where the last split reads every split's.
+    fn partial_binding(self) -> &'static str {
+        if self == KernelEntry::VectorSubgroupMerged {
+            "@group(0) @binding(6) @coherent var<storage, read_write> partial: array<f32>;\n"
+        } else {
+            "@group(0) @binding(6) var<storage, read_write> partial: array<f32>;\n"
         }
     }
 
@@ -207,6 +226,16 @@ impl KernelEntry {
                 (slot::OUT, ReadWrite),
                 (slot::MASK, Read),
                 (slot::SCRATCH, Read),
+            ],
+            KernelEntry::VectorSubgroupMerged => &[
+                (slot::PARAMS, Uniform),
+                (slot::Q, Read),
+                (slot::K, Read),
+                (slot::V, Read),
+                (slot::OUT, ReadWrite),
+                (slot::MASK, Read),
+                (slot::SCRATCH, ReadWrite),
+                (slot::ARRIVALS, ReadWrite),
             ],
         }
     }
@@ -329,12 +358,27 @@ impl ShaderVariant {
             KernelEntry::SplitScales => &[SPLIT_MAXIMA],
             KernelEntry::FusedKv => &[SPLIT_PARTIAL, FUSED_KV_SPLIT],
             KernelEntry::Fused => &[FUSED_KV_WHOLE],
-            KernelEntry::Vector | KernelEntry::VectorSubgroup => {
-                &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS]
-            }
+            KernelEntry::Vector => &[SPLIT_PARTIAL, DECODE_QUERY, DECODE_CHUNKS],
+            KernelEntry::VectorSubgroup => &[
+                SPLIT_PARTIAL,
+                SPLIT_MERGE_BY_REDUCE,
+                DECODE_QUERY,
+                DECODE_CHUNKS,
+            ],
+            KernelEntry::VectorSubgroupMerged => &[
+                SPLIT_PARTIAL,
+                SPLIT_COMBINE,
+                SPLIT_MERGE_IN_PASS,
+                DECODE_QUERY,
+                DECODE_CHUNKS,
+            ],
+            KernelEntry::VectorReduce => &[SPLIT_COMBINE],
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };
+        if tail.contains(&SPLIT_PARTIAL) {
+            src.push_str(self.entry.partial_binding());
+        }
         tail.iter().for_each(|piece| src.push_str(piece));
         src
     }

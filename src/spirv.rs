@@ -100,6 +100,10 @@ fn specialise(
         (wgpu::Features::SHADER_F16, Caps::SHADER_FLOAT16),
         (wgpu::Features::SUBGROUP, Caps::SUBGROUP),
         (wgpu::Features::SUBGROUP_BARRIER, Caps::SUBGROUP_BARRIER),
+        (
+            wgpu::Features::MEMORY_DECORATION_COHERENT,
+            Caps::MEMORY_DECORATION_COHERENT,
+        ),
     ] {
         if !features.contains(feature) {
             caps.remove(needs);

@@ -532,20 +532,105 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             Inputs::Uniform,
         ));
     }
+    // Every case of 3 splits again with the splits merged by the reduce pass, where the split
+    // pass would merge them itself (`merges_in_pass`): both endings on one adapter.
+    let twins: Vec<CheckCase> = cases
+        .iter()
+        .filter(|c| c.decode_splits == Some(3))
+        .map(|c| {
+            let mut twin = c.clone();
+            twin.name = format!("{} reduce pass", c.name);
+            twin.decode_reduce_pass = true;
+            twin
+        })
+        .collect();
+    cases.extend(twins);
     // Scattered scores (4 query vectors of f16, 4 or more lanes a key: head dims from 128).
     let scattered = std::cell::Cell::new(0);
+    let merged = std::cell::Cell::new(0);
     assert_cases_on(ctx, &cases, 2000, |k| {
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
+        merged.set(merged.get() + matches!(k, Kernel::Vector(t) if t.merged) as u32);
         matches!(k, Kernel::Vector(t) if t.team > 0)
     });
     if dtypes().contains(&DType::F16) && shapes.iter().any(|&(d, _)| d >= 128) {
         assert!(scattered.get() > 0, "no case took the scattered scores");
     }
+    if in_pass_merge_available(caps) {
+        assert!(
+            merged.get() > 0,
+            "no case merged its splits in the split pass"
+        );
+    } else {
+        println!("SKIPPED: the splits merged in the split pass (Vulkan with @coherent storage)");
+    }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
-         scattered scores",
+         scattered scores, {} with the splits merged in the split pass",
         cases.len(),
         caps.subgroup_min_size,
-        scattered.get()
+        scattered.get(),
+        merged.get()
     );
+}
+
+/// Whether the adapter lets the subgroup kernel's split pass merge its own splits
+/// (`wgsl/split_merge_in_pass.wgsl`).
+fn in_pass_merge_available(caps: &wgpu_sdpa::Capabilities) -> bool {
+    caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage
+}
+
+/// The split pass that merges its own splits keeps one arrival counter per query group, which
+/// the last split to arrive sets back to zero: one `Attention` called again and again (new
+/// inputs each time; 2 batches, 16 query vectors a KV head: 4 query groups each) must match the
+/// f64 reference every time. Where the subgroup kernel or the in-pass merge does not run, skipped
+/// and said so.
+#[test]
+fn in_pass_merge_counts_again_on_every_call() {
+    use wgpu_sdpa::reference::{attention_reference, compare, default_atol};
+    use wgpu_sdpa::{Attention, PlanOptions, Tensor};
+    let Some(ctx) = ctx() else { return };
+    let desc = AttentionDesc::new(2, 8, 2, 4, 1000, 64);
+    let options = PlanOptions {
+        path: Path::Vector,
+        decode_splits: Some(5),
+        ..ctx.plan_options()
+    };
+    let attention = Attention::with_options(ctx, &desc, &options).unwrap();
+    let Kernel::Vector(t) = attention.plan().kernel() else {
+        panic!("not the decode kernel: {}", attention.plan())
+    };
+    if !t.merged {
+        assert!(
+            !in_pass_merge_available(ctx.capabilities()) || t.team == 0,
+            "the subgroup kernel did not merge in pass: {}",
+            attention.plan()
+        );
+        println!(
+            "SKIPPED: the splits merged in the split pass (not planned here: {})",
+            attention.plan()
+        );
+        return;
+    }
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut draw = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((state >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
+            })
+            .collect()
+    };
+    for call in 0..4 {
+        let q = draw(desc.required_elements(Tensor::Q) as usize);
+        let k = draw(desc.required_elements(Tensor::K) as usize);
+        let v = draw(desc.required_elements(Tensor::V) as usize);
+        let out = attention.run(&q, &k, &v, None).unwrap();
+        let wide = |x: &[f32]| x.iter().map(|&e| e as f64).collect::<Vec<f64>>();
+        let reference = attention_reference(&desc, &wide(&q), &wide(&k), &wide(&v), None);
+        let c = compare(&desc, &wide(&out), &reference, default_atol(DType::F32));
+        assert!(c.passed(), "call {call}: {c:?} ({})", attention.plan());
+    }
 }

@@ -217,10 +217,6 @@ fn store(kv_head: u32, qv0: u32, r: u32, col: u32, o: vec4<f32>, l: f32, b: u32,
         out[at + 2u] = x.z;
         out[at + 3u] = x.w;
     } else {
-        let at = row_dest(b, qv.h, qv.i, split) + col;
-        partial[at] = o.x;
-        partial[at + 1u] = o.y;
-        partial[at + 2u] = o.z;
-        partial[at + 3u] = o.w;
+        put_quad(row_dest(b, qv.h, qv.i, split) + col, o);
     }
 }

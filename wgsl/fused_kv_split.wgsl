@@ -10,8 +10,5 @@ fn row_scale(l_row: vec4<f32>) -> vec4<f32> {
 }
 
 fn put4(at: u32, x: vec4<f32>) {
-    partial[at] = x.x;
-    partial[at + 1u] = x.y;
-    partial[at + 2u] = x.z;
-    partial[at + 3u] = x.w;
+    put_quad(at, x);
 }

@@ -4,7 +4,8 @@
 // (b * q_heads + h) * q_len + i and split, V_HEAD_DIM unnormalised outputs; after all of them, a
 // (max, sum) pair each, the max in log2 units (the outputs and the sum are relative to it).
 
-@group(0) @binding(6) var<storage, read_write> partial: array<f32>;
+// `partial` (binding 6, read_write, array<f32>) is declared by the generated header
+// (src/shader.rs): `@coherent` where the split pass merges its own splits.
 
 // The partial-result slot of row `row` of head h, split `split`.
 fn partial_slot(b: u32, h: u32, row: u32, split: u32) -> u32 {
@@ -14,6 +15,14 @@ fn partial_slot(b: u32, h: u32, row: u32, split: u32) -> u32 {
 // Where the split's partial row `row` of head h starts in `partial`.
 fn row_dest(b: u32, h: u32, row: u32, split: u32) -> u32 {
     return partial_slot(b, h, row, split) * V_HEAD_DIM;
+}
+
+// Stores the split's column quad [at, at + 4) (at from `row_dest`).
+fn put_quad(at: u32, o: vec4<f32>) {
+    partial[at] = o.x;
+    partial[at + 1u] = o.y;
+    partial[at + 2u] = o.z;
+    partial[at + 3u] = o.w;
 }
 
 // The row's max and sum, after every split's rows.

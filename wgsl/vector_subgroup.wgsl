@@ -33,8 +33,9 @@
 // workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). After its last block
 // each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
 // memory; the workgroup then merges the teams (rescaling each to the largest max) and writes
-// the output (one split) or the split's unnormalised output, max and sum for
-// wgsl/vector_reduce.wgsl (several).
+// the output (one split) or the split's unnormalised output, max and sum (several), which
+// wgsl/vector_reduce.wgsl merges, or the last of the splits to finish
+// (wgsl/split_merge_in_pass.wgsl).
 
 override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
 override HEAD_DIM: u32 = 128u;
@@ -332,4 +333,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
         }
     }
+    // With several splits: nothing more where the reduce pass follows
+    // (wgsl/split_merge_by_reduce.wgsl); the last split to finish merges them all where the host
+    // took wgsl/split_merge_in_pass.wgsl.
+    merge_splits(wg.y, kv_head, dg.qv0, b, t);
 }

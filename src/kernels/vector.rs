@@ -135,9 +135,25 @@ pub struct VectorTiles {
     /// The subgroup kernel's lanes of a key split its 4 scores (`SCAT`: one a lane through
     /// masking, softmax and the sums of P). See [`scatters_scores`].
     pub scattered: bool,
+    /// The subgroup kernel's last split to finish for a query group merges the splits
+    /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
+    pub merged: bool,
 }
 
 impl VectorTiles {
+    /// These tiles with the splits merged by the reduce pass (a second dispatch), not by the
+    /// split pass's last split to finish.
+    pub fn merged_by_reduce_pass(self) -> Self {
+        if !self.merged {
+            return self;
+        }
+        VectorTiles {
+            merged: false,
+            workgroup_bytes: self.workgroup_bytes - merge_workgroup_bytes(self.workgroup_size),
+            ..self
+        }
+    }
+
     /// The keys a split is a whole number of: the subgroup kernel's team block (one team's keys
     /// at a time), the other decode kernels' tile.
     pub fn split_grain(&self) -> u32 {
@@ -351,6 +367,7 @@ pub fn fit_tiles(
         k_ahead,
         team: 0,
         scattered: false,
+        merged: false,
     })
 }
 
@@ -462,13 +479,19 @@ fn team_tiles(
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
+    let merged = merges_in_pass(caps, desc, teams, team, kv_splits);
     Ok(VectorTiles {
         rows,
         block_k,
         workgroup_size: teams * team,
         kv_splits,
         split_len,
-        workgroup_bytes: team_workgroup_bytes(desc, teams),
+        workgroup_bytes: team_workgroup_bytes(desc, teams)
+            + if merged {
+                merge_workgroup_bytes(teams * team)
+            } else {
+                0
+            },
         lanes_per_key,
         key_groups: 0,
         merge_vec4s: 0,
@@ -478,7 +501,45 @@ fn team_tiles(
         k_ahead: false,
         team,
         scattered,
+        merged,
     })
+}
+
+/// Workgroup memory `wgsl/split_merge_in_pass.wgsl` adds for `threads` threads: a (max, sum)
+/// and a column quad each, and a flag.
+fn merge_workgroup_bytes(threads: u32) -> u32 {
+    threads * 24 + 4
+}
+
+/// Whether the subgroup kernel's last split to finish merges the `kv_splits` splits itself
+/// (`wgsl/split_merge_in_pass.wgsl`) rather than a reduce pass after it: with several splits,
+/// on Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
+/// `storageBarrier()` is a device-scope acquire-release fence; elsewhere (Metal, whose
+/// threadgroup barriers order device memory only within a threadgroup; D3D12 and GL, untried)
+/// the reduce pass stays. Knob `decode_in_pass=0`: never.
+pub fn merges_in_pass(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    teams: u32,
+    team: u32,
+    kv_splits: u32,
+) -> bool {
+    kv_splits > 1
+        && caps.backend == wgpu::Backend::Vulkan
+        && caps.coherent_storage
+        && crate::tune::knob("decode_in_pass") != Some(0)
+        && team_workgroup_bytes(desc, teams) + merge_workgroup_bytes(teams * team)
+            <= caps.max_workgroup_storage_bytes
+}
+
+/// The arrival counters (u32, zeros between calls) of a plan whose split pass merges its own
+/// splits: one per query group (batch, KV head, group of query vectors); 0 otherwise.
+pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
+    if !t.merged {
+        return 0;
+    }
+    let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
+    desc.batch as u64 * desc.kv_heads as u64 * groups_per_head as u64
 }
 
 /// `(kv_splits, split_len)` of a decode split pass with `rows` query vectors a workgroup and
@@ -636,6 +697,7 @@ fn matrix_tiles(
         matrix: true,
         team: 0,
         scattered: false,
+        merged: false,
         k_ahead: false,
     })
 }
@@ -768,7 +830,11 @@ pub fn plan(
         matrix_variant(desc, t, split_ablate)
     } else if t.team > 0 {
         variant(
-            KernelEntry::VectorSubgroup,
+            if t.merged {
+                KernelEntry::VectorSubgroupMerged
+            } else {
+                KernelEntry::VectorSubgroup
+            },
             vec![
                 ("RG", t.rows),
                 ("HEAD_DIM", desc.head_dim),
@@ -812,7 +878,7 @@ pub fn plan(
         head_count: heads,
         splits: Some((t.kv_splits, t.split_len)),
     }];
-    if t.kv_splits > 1 && ablate & 1 == 0 {
+    if t.kv_splits > 1 && !t.merged && ablate & 1 == 0 {
         let mut reduce = reduce_dispatch(caps, desc, t.kv_splits, t.split_len)?;
         if ablate & (2 | 8 | 16) != 0 {
             reduce

@@ -1,0 +1,113 @@
+// The end of a decode split pass that merges its own splits (wgsl/vector_subgroup.wgsl), in
+// place of the reduce pass (wgsl/vector_reduce.wgsl, a second dispatch; on the H200 it cost
+// ~5 us a call at 16384 keys, BENCHMARKS.md seventeenth session).
+//
+// Each workgroup, once its partial rows and (max, sum) are stored, counts itself in its query
+// group's arrival counter; the last of the group's kv_splits workgroups to arrive reads every
+// split's partial rows, writes the normalised output and sets the counter back to zero for the
+// next call. No workgroup waits for another: no scheduling order can hang it.
+//
+// Ordering across workgroups: the host takes this ending only on Vulkan with `@coherent` storage
+// (Features::MEMORY_DECORATION_COHERENT), where naga writes `storageBarrier()` as a control
+// barrier with device-scope acquire-release semantics on storage memory and the atomics at
+// device scope. A workgroup's stores, then that barrier (release), then its count; the last
+// count read, then a barrier (acquire) before any thread reads the partial results: every
+// split's stores happen before the reads, and `@coherent` makes them visible past the caches.
+
+@group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;
+
+// Whether this workgroup arrived last (thread 0 writes it).
+var<workgroup> last_s: u32;
+// Each thread's merged part, when several threads share a column quad.
+var<workgroup> merge_ml: array<vec2<f32>, TEAM * TEAMS>;
+var<workgroup> merge_o: array<vec4<f32>, TEAM * TEAMS>;
+
+// Writes column quad c of query vector r of the workgroup, normalised (zeros where every key
+// was excluded: l == 0).
+fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
+    let qv = query_vector(kv_head, qv0, r);
+    if (!qv.valid) {
+        return;
+    }
+    let x = vec4<elem>(select(st.o / st.l, vec4<f32>(0.0), st.l == 0.0));
+    let at = row_base(p.out, b, qv.h, qv.i) + 4u * c;
+    out[at] = x.x;
+    out[at + 1u] = x.y;
+    out[at + 2u] = x.z;
+    out[at + 3u] = x.w;
+}
+
+// Thread t's merge of splits lane, lane + lanes, ... of column quad c of query vector r.
+fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: u32) -> Part {
+    var st = Part(FLOOR, 0.0, vec4<f32>());
+    let qv = query_vector(kv_head, qv0, r);
+    if (!qv.valid) {
+        return st;
+    }
+    let vectors = p.batch * p.q_heads * p.q_len;
+    let v = (b * p.q_heads + qv.h) * p.q_len + qv.i;
+    for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
+        st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
+                    load_part(v, s + 2u * lanes, c, vectors),
+                    load_part(v, s + 3u * lanes, c, vectors));
+    }
+    return st;
+}
+
+// Called by every thread t of workgroup `group` (wg.y: KV head and query group) of batch b,
+// after its partial results are stored.
+fn merge_splits(group: u32, kv_head: u32, qv0: u32, b: u32, t: u32) {
+    if (p.kv_splits == 1u) {
+        return; // the output is written
+    }
+    storageBarrier(); // release: this workgroup's partial results before its count
+    if (t == 0u) {
+        let groups = p.kv_heads * ((p.group * p.q_len + RG - 1u) / RG);
+        let at = b * groups + group;
+        let last = atomicAdd(&arrivals[at], 1u) + 1u == p.kv_splits;
+        if (last) {
+            atomicStore(&arrivals[at], 0u);
+        }
+        last_s = u32(last);
+    }
+    storageBarrier(); // acquire: thread 0 read the last count; every thread past it
+    if (workgroupUniformLoad(&last_s) == 0u) {
+        return;
+    }
+    storageBarrier();
+
+    // Units are (query vector, column quad); `lanes` threads share a unit where there are
+    // threads to spare, each folding every lanes-th split, then merged in workgroup memory.
+    let threads = TEAM * TEAMS;
+    let dv4 = V_HEAD_DIM / 4u;
+    let units = RG * dv4;
+    let lanes = max(1u, threads / units);
+    if (lanes == 1u) {
+        for (var e = t; e < units; e += threads) {
+            put_merged(kv_head, qv0, b, e / dv4, e % dv4,
+                       merge_unit(kv_head, qv0, b, e / dv4, e % dv4, 0u, 1u));
+        }
+        return;
+    }
+    var st = Part(FLOOR, 0.0, vec4<f32>());
+    let unit = t % units;
+    if (t < units * lanes) {
+        st = merge_unit(kv_head, qv0, b, unit / dv4, unit % dv4, t / units, lanes);
+    }
+    merge_ml[t] = vec2<f32>(st.m, st.l);
+    merge_o[t] = st.o;
+    workgroupBarrier();
+    if (t < units) {
+        var m = FLOOR;
+        for (var n = 0u; n < lanes; n++) {
+            m = max(m, merge_ml[n * units + t].x);
+        }
+        var all = Part(m, 0.0, vec4<f32>());
+        for (var n = 0u; n < lanes; n++) {
+            let w = exp2(merge_ml[n * units + t].x - m);
+            all.l += w * merge_ml[n * units + t].y;
+            all.o += w * merge_o[n * units + t];
+        }
+        put_merged(kv_head, qv0, b, t / dv4, t % dv4, all);
+    }
+}
