@@ -45,9 +45,9 @@ pub struct CheckCase {
     pub decode_splits: Option<u32>,
     /// Forced KV splits of the fused kernels (see [`PlanOptions::fused_kv_splits`]).
     pub fused_kv_splits: Option<u32>,
-    /// The decode kernel's splits merged by the reduce pass (see
-    /// [`PlanOptions::decode_reduce_pass`]).
-    pub decode_reduce_pass: bool,
+    /// The decode kernel's splits merged in its split pass where the adapter allows it (see
+    /// [`PlanOptions::decode_merge_in_pass`]).
+    pub decode_merge_in_pass: bool,
 }
 
 impl CheckCase {
@@ -63,7 +63,7 @@ impl CheckCase {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
-            decode_reduce_pass: false,
+            decode_merge_in_pass: false,
         }
     }
 }
@@ -180,7 +180,7 @@ async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Re
         cooperative: case.cooperative,
         decode_splits: case.decode_splits,
         fused_kv_splits: case.fused_kv_splits,
-        decode_reduce_pass: case.decode_reduce_pass,
+        decode_merge_in_pass: case.decode_merge_in_pass,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &case.desc, &options)?;
@@ -463,6 +463,32 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             base(4, 4, 32, 1000, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
             Some(4),
         );
+        // The splits merged in the split pass (`PlanOptions::decode_merge_in_pass`), where the
+        // adapter runs it.
+        for (name, desc, splits) in [
+            ("q1 gqa 8/2 kv1000 d64 4 splits", base(8, 2, 1, 1000, 64), 4),
+            (
+                "q4 causal kv300 d64 3 splits",
+                base(4, 2, 4, 300, 64).with_mask(Mask::Causal(CausalAlignment::BottomRight)),
+                3,
+            ),
+        ] {
+            let mut case =
+                CheckCase::new(format!("vector {dtype} {name} merged in pass"), desc, Path::Vector);
+            case.decode_splits = Some(splits);
+            case.decode_merge_in_pass = true;
+            let options = PlanOptions {
+                path: Path::Vector,
+                decode_splits: Some(splits),
+                decode_merge_in_pass: true,
+                ..PlanOptions::default()
+            };
+            let merged = crate::planner::plan(caps, &case.desc, &options)
+                .is_ok_and(|p| matches!(p.kernel(), crate::Kernel::Vector(t) if t.merged));
+            if merged {
+                cases.push(case);
+            }
+        }
     }
     cases
 }

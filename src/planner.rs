@@ -141,10 +141,11 @@ pub struct PlanOptions {
     /// cooperative-matrix kernel, split f32 included); `None` lets the planner split the keys
     /// where the query blocks alone would leave the GPU idle.
     pub fused_kv_splits: Option<u32>,
-    /// Merge the decode kernel's KV splits in a reduce pass (a second dispatch) even where its
-    /// split pass would merge them itself (tests, comparisons; see
-    /// [`crate::kernels::vector::merges_in_pass`]).
-    pub decode_reduce_pass: bool,
+    /// Have the decode kernel's last KV split to finish merge the splits in its own dispatch,
+    /// in place of the reduce pass (a second dispatch), where the adapter allows it (see
+    /// [`crate::kernels::vector::merges_in_pass`]: Vulkan with `@coherent` storage; faster on
+    /// some shapes of the H200, slower on others, hence not the default).
+    pub decode_merge_in_pass: bool,
 }
 
 impl Default for PlanOptions {
@@ -157,7 +158,7 @@ impl Default for PlanOptions {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
-            decode_reduce_pass: false,
+            decode_merge_in_pass: false,
         }
     }
 }
@@ -333,8 +334,8 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             }
             tiles = more;
         }
-        if options.decode_reduce_pass {
-            tiles = tiles.merged_by_reduce_pass();
+        if options.decode_merge_in_pass {
+            tiles = tiles.with_in_pass_merge(caps, desc);
         }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
         let reason = match (tiles.matrix, desc.kv_len <= vector::MATRIX_MAX_KV_LEN) {

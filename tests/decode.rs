@@ -532,15 +532,15 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             Inputs::Uniform,
         ));
     }
-    // Every case of 3 splits again with the splits merged by the reduce pass, where the split
-    // pass would merge them itself (`merges_in_pass`): both endings on one adapter.
+    // Every case of 3 splits again with the splits merged in the split pass, where the adapter
+    // allows it (`merges_in_pass`): both endings on one adapter.
     let twins: Vec<CheckCase> = cases
         .iter()
         .filter(|c| c.decode_splits == Some(3))
         .map(|c| {
             let mut twin = c.clone();
-            twin.name = format!("{} reduce pass", c.name);
-            twin.decode_reduce_pass = true;
+            twin.name = format!("{} merged in pass", c.name);
+            twin.decode_merge_in_pass = true;
             twin
         })
         .collect();
@@ -594,6 +594,7 @@ fn in_pass_merge_counts_again_on_every_call() {
     let options = PlanOptions {
         path: Path::Vector,
         decode_splits: Some(5),
+        decode_merge_in_pass: true,
         ..ctx.plan_options()
     };
     let attention = Attention::with_options(ctx, &desc, &options).unwrap();

@@ -56,15 +56,17 @@ fn shapes() -> Vec<AttentionDesc> {
 fn planned_variants(caps: &Capabilities) -> BTreeMap<String, (ShaderVariant, String)> {
     let mut variants = BTreeMap::new();
     for desc in shapes() {
-        for (path, cooperative) in [
-            (Path::Auto, None),
-            (Path::Fused, None),
-            (Path::Fused, Some(false)),
-            (Path::Unfused, None),
+        for (path, cooperative, decode_merge_in_pass) in [
+            (Path::Auto, None, false),
+            (Path::Auto, None, true),
+            (Path::Fused, None, false),
+            (Path::Fused, Some(false), false),
+            (Path::Unfused, None, false),
         ] {
             let options = PlanOptions {
                 path,
                 cooperative,
+                decode_merge_in_pass,
                 ..PlanOptions::default()
             };
             // A path that cannot serve a shape on a profile is a typed error, not a variant.
@@ -100,6 +102,9 @@ fn translate(
     }
     if !caps.cooperative_matrix.is_empty() {
         naga_caps |= NagaCaps::COOPERATIVE_MATRIX;
+    }
+    if caps.coherent_storage {
+        naga_caps |= NagaCaps::MEMORY_DECORATION_COHERENT;
     }
     let info = Validator::new(ValidationFlags::all(), naga_caps)
         .validate(&module)
@@ -269,6 +274,16 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 );
             }
         }
+        // The decode splits merged in the split pass where it is planned on request (Vulkan with
+        // `@coherent` storage), and nowhere else.
+        let merged = variants
+            .keys()
+            .any(|l| l.starts_with("vector_subgroup_merged "));
+        assert_eq!(
+            merged,
+            caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage,
+            "{profile}: in-pass merge variants planned: {merged}"
+        );
         if profile == "nvidia" {
             for entry in ["fused_coop_kv ", "fused_coop_split_kv "] {
                 assert!(

@@ -16,11 +16,21 @@
 
 @group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;
 
-// Whether this workgroup arrived last (thread 0 writes it).
+// Whether this workgroup arrived last (thread 0 writes it). Where several threads share a column
+// quad, each one's merged part goes to the kernel's `o_s` (the teams' outputs, read before the
+// first fence): its quad at t, its (max, sum) at TEAM * TEAMS + t (the host checks that
+// 2 * TEAM <= V_HEAD_DIM). No workgroup memory of its own: on the H200 6 KB more (24.5 KB at
+// d128) took the split pass from 126 registers to 137 and one workgroup an SM (run 41).
 var<workgroup> last_s: u32;
-// Each thread's merged part, when several threads share a column quad.
-var<workgroup> merge_ml: array<vec2<f32>, TEAM * TEAMS>;
-var<workgroup> merge_o: array<vec4<f32>, TEAM * TEAMS>;
+
+// The device-scope fence (profiling: MERGE_ABLATE 4 takes a workgroup barrier instead).
+fn fence() {
+    if ((MERGE_ABLATE & 4u) != 0u) {
+        workgroupBarrier();
+    } else {
+        storageBarrier();
+    }
+}
 
 // Writes column quad c of query vector r of the workgroup, normalised (zeros where every key
 // was excluded: l == 0).
@@ -46,35 +56,56 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
     }
     let vectors = p.batch * p.q_heads * p.q_len;
     let v = (b * p.q_heads + qv.h) * p.q_len + qv.i;
-    for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
-        st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
-                    load_part(v, s + 2u * lanes, c, vectors),
-                    load_part(v, s + 3u * lanes, c, vectors));
+    let none = Part(FLOOR, 0.0, vec4<f32>());
+    for (var s = lane; s < p.kv_splits; s += MERGE_PARTS * lanes) {
+        if (MERGE_PARTS == 8u) {
+            let a = load_part(v, s, c, vectors);
+            let b = load_part(v, s + lanes, c, vectors);
+            let c2 = load_part(v, s + 2u * lanes, c, vectors);
+            let d = load_part(v, s + 3u * lanes, c, vectors);
+            let e = load_part(v, s + 4u * lanes, c, vectors);
+            let f = load_part(v, s + 5u * lanes, c, vectors);
+            let g = load_part(v, s + 6u * lanes, c, vectors);
+            let h = load_part(v, s + 7u * lanes, c, vectors);
+            st = merge4(merge4(st, a, b, c2, d), e, f, g, h);
+        } else if (MERGE_PARTS == 4u) {
+            st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
+                        load_part(v, s + 2u * lanes, c, vectors),
+                        load_part(v, s + 3u * lanes, c, vectors));
+        } else if (MERGE_PARTS == 2u) {
+            st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
+                        none, none);
+        } else {
+            st = merge4(st, load_part(v, s, c, vectors), none, none, none);
+        }
     }
     return st;
 }
 
-// Called by every thread t of workgroup `group` (wg.y: KV head and query group) of batch b,
+// Called by every thread t of the workgroup of query vectors qv0.. of KV head kv_head, batch b,
 // after its partial results are stored.
-fn merge_splits(group: u32, kv_head: u32, qv0: u32, b: u32, t: u32) {
-    if (p.kv_splits == 1u) {
+fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
+    if (p.kv_splits == 1u || (MERGE_ABLATE & 8u) != 0u) {
         return; // the output is written
     }
-    storageBarrier(); // release: this workgroup's partial results before its count
+    fence(); // release: this workgroup's partial results before its count
+    if ((MERGE_ABLATE & 2u) != 0u) {
+        return;
+    }
     if (t == 0u) {
-        let groups = p.kv_heads * ((p.group * p.q_len + RG - 1u) / RG);
-        let at = b * groups + group;
+        let per_head = (p.group * p.q_len + RG - 1u) / RG;
+        let at = (b * p.kv_heads + kv_head) * per_head + qv0 / RG;
         let last = atomicAdd(&arrivals[at], 1u) + 1u == p.kv_splits;
         if (last) {
             atomicStore(&arrivals[at], 0u);
         }
         last_s = u32(last);
     }
-    storageBarrier(); // acquire: thread 0 read the last count; every thread past it
-    if (workgroupUniformLoad(&last_s) == 0u) {
+    fence(); // acquire: thread 0 read the last count; every thread past it
+    if (workgroupUniformLoad(&last_s) == 0u || (MERGE_ABLATE & 1u) != 0u) {
         return;
     }
-    storageBarrier();
+    fence();
 
     // Units are (query vector, column quad); `lanes` threads share a unit where there are
     // threads to spare, each folding every lanes-th split, then merged in workgroup memory.
@@ -94,19 +125,20 @@ fn merge_splits(group: u32, kv_head: u32, qv0: u32, b: u32, t: u32) {
     if (t < units * lanes) {
         st = merge_unit(kv_head, qv0, b, unit / dv4, unit % dv4, t / units, lanes);
     }
-    merge_ml[t] = vec2<f32>(st.m, st.l);
-    merge_o[t] = st.o;
+    o_s[t] = st.o;
+    o_s[threads + t] = vec4<f32>(st.m, st.l, 0.0, 0.0);
     workgroupBarrier();
     if (t < units) {
         var m = FLOOR;
         for (var n = 0u; n < lanes; n++) {
-            m = max(m, merge_ml[n * units + t].x);
+            m = max(m, o_s[threads + n * units + t].x);
         }
         var all = Part(m, 0.0, vec4<f32>());
         for (var n = 0u; n < lanes; n++) {
-            let w = exp2(merge_ml[n * units + t].x - m);
-            all.l += w * merge_ml[n * units + t].y;
-            all.o += w * merge_o[n * units + t];
+            let ml = o_s[threads + n * units + t];
+            let w = exp2(ml.x - m);
+            all.l += w * ml.y;
+            all.o += w * o_s[n * units + t];
         }
         put_merged(kv_head, qv0, b, t / dv4, t % dv4, all);
     }

@@ -46,6 +46,8 @@ override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; the host decides)
+override MERGE_PARTS: u32 = 4u;  // splits merged in pass: those a thread loads a round (1, 2, 4, 8)
+override MERGE_ABLATE: u32 = 0u; // profiling only (wrong results): 1 no merge, 2 no count either, 4 workgroup barriers for the fences, 8 nothing
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
@@ -336,5 +338,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     // With several splits: nothing more where the reduce pass follows
     // (wgsl/split_merge_by_reduce.wgsl); the last split to finish merges them all where the host
     // took wgsl/split_merge_in_pass.wgsl.
-    merge_splits(wg.y, kv_head, dg.qv0, b, t);
+    merge_splits(kv_head, dg.qv0, b, t);
 }

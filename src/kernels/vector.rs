@@ -141,15 +141,15 @@ pub struct VectorTiles {
 }
 
 impl VectorTiles {
-    /// These tiles with the splits merged by the reduce pass (a second dispatch), not by the
-    /// split pass's last split to finish.
-    pub fn merged_by_reduce_pass(self) -> Self {
-        if !self.merged {
+    /// These tiles with the splits merged by the split pass's last split to finish, where
+    /// [`merges_in_pass`] allows it; otherwise unchanged (the reduce pass merges them).
+    pub fn with_in_pass_merge(self, caps: &Capabilities, desc: &AttentionDesc) -> Self {
+        if self.merged || !merges_in_pass(caps, desc, &self) {
             return self;
         }
         VectorTiles {
-            merged: false,
-            workgroup_bytes: self.workgroup_bytes - merge_workgroup_bytes(self.workgroup_size),
+            merged: true,
+            workgroup_bytes: self.workgroup_bytes + MERGE_FLAG_BYTES,
             ..self
         }
     }
@@ -479,19 +479,13 @@ fn team_tiles(
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
-    let merged = merges_in_pass(caps, desc, teams, team, kv_splits);
-    Ok(VectorTiles {
+    let tiles = VectorTiles {
         rows,
         block_k,
         workgroup_size: teams * team,
         kv_splits,
         split_len,
-        workgroup_bytes: team_workgroup_bytes(desc, teams)
-            + if merged {
-                merge_workgroup_bytes(teams * team)
-            } else {
-                0
-            },
+        workgroup_bytes: team_workgroup_bytes(desc, teams),
         lanes_per_key,
         key_groups: 0,
         merge_vec4s: 0,
@@ -501,35 +495,40 @@ fn team_tiles(
         k_ahead: false,
         team,
         scattered,
-        merged,
+        merged: false,
+    };
+    Ok(if crate::tune::knob("decode_in_pass") == Some(1) {
+        tiles.with_in_pass_merge(caps, desc)
+    } else {
+        tiles
     })
 }
 
-/// Workgroup memory `wgsl/split_merge_in_pass.wgsl` adds for `threads` threads: a (max, sum)
-/// and a column quad each, and a flag.
-fn merge_workgroup_bytes(threads: u32) -> u32 {
-    threads * 24 + 4
-}
+/// Workgroup memory `wgsl/split_merge_in_pass.wgsl` adds: a flag (its threads' parts reuse the
+/// teams' outputs).
+const MERGE_FLAG_BYTES: u32 = 4;
 
-/// Whether the subgroup kernel's last split to finish merges the `kv_splits` splits itself
-/// (`wgsl/split_merge_in_pass.wgsl`) rather than a reduce pass after it: with several splits,
-/// on Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
-/// `storageBarrier()` is a device-scope acquire-release fence; elsewhere (Metal, whose
+/// Whether the subgroup kernel with tiles `t` can have its last split to finish merge the splits
+/// itself (`wgsl/split_merge_in_pass.wgsl`) in place of the reduce pass after it: with several
+/// splits, where the teams' outputs hold two vec4s a thread (`2 * team <= v_head_dim`), on
+/// Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
+/// `storageBarrier()` is a device-scope acquire-release fence. Elsewhere (Metal, whose
 /// threadgroup barriers order device memory only within a threadgroup; D3D12 and GL, untried)
-/// the reduce pass stays. Knob `decode_in_pass=0`: never.
-pub fn merges_in_pass(
-    caps: &Capabilities,
-    desc: &AttentionDesc,
-    teams: u32,
-    team: u32,
-    kv_splits: u32,
-) -> bool {
-    kv_splits > 1
+/// the reduce pass stays.
+///
+/// Not the default: [`crate::PlanOptions::decode_merge_in_pass`] (or knob `decode_in_pass=1`)
+/// asks for it. On the H200 (BENCHMARKS.md, seventeenth session, 32/8 heads, f16) it was
+/// 2.5% faster at 4096 keys and 0.8% at 131072 for d128, 2-9% faster for d64 and 0.5-5.5% for
+/// 32/32 heads, but 2% slower at 16384 keys for d128 (the last split's merge, ~5 us, is a tail
+/// as long as the reduce pass it replaces) and 1.4-10% slower for d256 (one thread a column
+/// quad: 9 rounds of loads).
+pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles) -> bool {
+    t.team > 0
+        && t.kv_splits > 1
+        && 2 * t.team <= desc.v_head_dim
         && caps.backend == wgpu::Backend::Vulkan
         && caps.coherent_storage
-        && crate::tune::knob("decode_in_pass") != Some(0)
-        && team_workgroup_bytes(desc, teams) + merge_workgroup_bytes(teams * team)
-            <= caps.max_workgroup_storage_bytes
+        && t.workgroup_bytes + MERGE_FLAG_BYTES <= caps.max_workgroup_storage_bytes
 }
 
 /// The arrival counters (u32, zeros between calls) of a plan whose split pass merges its own
@@ -847,7 +846,22 @@ pub fn plan(
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", split_ablate & 32),
                 ("SCAT", t.scattered as u32),
-            ],
+            ]
+            .into_iter()
+            .chain(
+                t.merged
+                    .then(|| ("MERGE_ABLATE", crate::tune::knob("decode_merge_ablate")))
+                    .and_then(|(k, v)| Some((k, v?))),
+            )
+            .chain(t.merged.then(|| {
+                (
+                    "MERGE_PARTS",
+                    crate::tune::knob("decode_merge_parts")
+                        .filter(|n| [1, 2, 4, 8].contains(n))
+                        .unwrap_or(4),
+                )
+            }))
+            .collect(),
         )
     } else {
         variant(
