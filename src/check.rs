@@ -473,8 +473,11 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 3,
             ),
         ] {
-            let mut case =
-                CheckCase::new(format!("vector {dtype} {name} merged in pass"), desc, Path::Vector);
+            let mut case = CheckCase::new(
+                format!("vector {dtype} {name} merged in pass"),
+                desc,
+                Path::Vector,
+            );
             case.decode_splits = Some(splits);
             case.decode_merge_in_pass = true;
             let options = PlanOptions {

@@ -13,7 +13,9 @@
 //! - the decode kernel's output merge in 8 and 4 passes (`decode_merge=1`, `=2`): what adapters
 //!   with little workgroup memory run; lavapipe takes fewer passes within the 20 KiB budget;
 //!   with the latter, no subgroup decode kernel (`decode_sg=0`): the other decode kernels on the
-//!   shapes it takes on lavapipe (what adapters without one fixed subgroup size run).
+//!   shapes it takes on lavapipe (what adapters without one fixed subgroup size run);
+//! - the subgroup decode kernel's teams' outputs merged in two halves of the columns
+//!   (`decode_os_parts=2`), with the splits merged in the split pass, 8 a round (Vulkan).
 
 mod common;
 
@@ -23,12 +25,13 @@ use wgpu_sdpa::{plan, AttentionDesc, CausalAlignment, DType, Mask, Path, PlanOpt
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
-const KNOB_SETS: [&str; 5] = [
+const KNOB_SETS: [&str; 6] = [
     "spirv_all=1",
     "portable_prefetch=16,portable_fill=128,decode_vearly=1",
     "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
     "decode_merge=2,decode_sg=0",
+    "decode_os_parts=2,decode_in_pass=1,decode_merge_parts=8",
 ];
 
 #[test]
@@ -105,6 +108,40 @@ fn child_runs_the_matrix() {
             "no case ran the decode kernel with K a tile ahead"
         );
         eprintln!("{ahead} cases ran the decode kernel with K a tile ahead");
+    }
+    // The subgroup kernel's outputs in two halves: some case must have run them (merged in
+    // pass too where the adapter allows it).
+    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_os_parts=2")) {
+        let planned: Vec<wgpu_sdpa::Kernel> = cases
+            .iter()
+            .filter_map(|c| {
+                let options = PlanOptions {
+                    path: c.path,
+                    decode_splits: c.decode_splits,
+                    ..ctx.plan_options()
+                };
+                plan(ctx.capabilities(), &c.desc, &options)
+                    .ok()
+                    .map(|p| p.kernel())
+            })
+            .collect();
+        let halves = planned
+            .iter()
+            .filter(|k| matches!(k, wgpu_sdpa::Kernel::Vector(t) if t.output_parts == 2))
+            .count();
+        let merged = planned
+            .iter()
+            .filter(|k| matches!(k, wgpu_sdpa::Kernel::Vector(t) if t.merged))
+            .count();
+        assert!(
+            halves > 0,
+            "no case ran the subgroup kernel's outputs in halves"
+        );
+        let caps = ctx.capabilities();
+        if caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage {
+            assert!(merged > 0, "no case merged its splits in the split pass");
+        }
+        eprintln!("{halves} cases in halves, {merged} merged in pass");
     }
     eprintln!(
         "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",

@@ -19,8 +19,9 @@
 // Whether this workgroup arrived last (thread 0 writes it). Where several threads share a column
 // quad, each one's merged part goes to the kernel's `o_s` (the teams' outputs, read before the
 // first fence): its quad at t, its (max, sum) at TEAM * TEAMS + t (the host checks that
-// 2 * TEAM <= V_HEAD_DIM). No workgroup memory of its own: on the H200 6 KB more (24.5 KB at
-// d128) took the split pass from 126 registers to 137 and one workgroup an SM (run 41).
+// 2 * TEAM * OS_PARTS <= V_HEAD_DIM). No workgroup memory of its own: on the H200 6 KB more
+// (24.8 KB at d128) took the split pass from 126 registers to 137 and one workgroup an SM
+// (BENCHMARKS.md, seventeenth session).
 var<workgroup> last_s: u32;
 
 // The device-scope fence (profiling: MERGE_ABLATE 4 takes a workgroup barrier instead).

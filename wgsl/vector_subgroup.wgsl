@@ -46,6 +46,7 @@ override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; the host decides)
+override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that many parts of columns
 override MERGE_PARTS: u32 = 4u;  // splits merged in pass: those a thread loads a round (1, 2, 4, 8)
 override MERGE_ABLATE: u32 = 0u; // profiling only (wrong results): 1 no merge, 2 no count either, 4 workgroup barriers for the fences, 8 nothing
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
@@ -60,8 +61,8 @@ const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P <
 
 // The 4 query vectors (zeros past RG), f32.
 var<workgroup> q_s: array<vec4<f32>, HEAD_DIM>;
-// The teams' outputs [team][query vector][column quad], then their maxima and sums.
-var<workgroup> o_s: array<vec4<f32>, TEAMS * V_HEAD_DIM>;
+// The teams' outputs [team][query vector][column quad of the part], then their maxima and sums.
+var<workgroup> o_s: array<vec4<f32>, TEAMS * V_HEAD_DIM / OS_PARTS>;
 var<workgroup> m_s: array<vec4<f32>, TEAMS>;
 var<workgroup> l_s: array<vec4<f32>, TEAMS>;
 
@@ -303,36 +304,45 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     } else {
         st.l = subgroupAdd(lsum) / f32(LPK);
     }
-    let dv4 = V_HEAD_DIM / 4u;
-    if (kh == 0u) {
-        for (var step = 0u; step < 8u; step++) {
-            // Query vector step / 2, column quad 2c + step % 2.
-            o_s[(team * 4u + step / 2u) * dv4 + 2u * c + step % 2u] = output_vec4(st, step);
-        }
-        if (c == 0u) {
-            m_s[team] = m;
-            l_s[team] = st.l;
-        }
+    if (kh == 0u && c == 0u) {
+        m_s[team] = m;
+        l_s[team] = st.l;
     }
-    workgroupBarrier();
-    for (var e = t; e < 4u * dv4; e += TEAM * TEAMS) {
-        let r = e / dv4;
-        let col = (e % dv4) * 4u;
-        var m_all = FLOOR;
-        for (var w = 0u; w < TEAMS; w++) {
-            m_all = max(m_all, m_s[w][r]);
+    // The teams' outputs go through `o_s` in OS_PARTS parts of pq column quads each.
+    let pq = V_HEAD_DIM / 4u / OS_PARTS;
+    for (var part = 0u; part < OS_PARTS; part++) {
+        if (part > 0u) {
+            workgroupBarrier(); // the previous part read
         }
-        var l_all = 0.0;
-        var o = vec4<f32>();
-        for (var w = 0u; w < TEAMS; w++) {
-            let a = exp2(m_s[w][r] - m_all);
-            l_all += a * l_s[w][r];
-            o += a * o_s[(w * 4u + r) * dv4 + col / 4u];
+        if (kh == 0u) {
+            for (var step = 0u; step < 8u; step++) {
+                // Query vector step / 2, column quad 2c + step % 2.
+                let quad = 2u * c + step % 2u;
+                if (quad / pq == part) {
+                    o_s[(team * 4u + step / 2u) * pq + quad % pq] = output_vec4(st, step);
+                }
+            }
         }
-        store(kv_head, dg.qv0, r, col, o, l_all, b, dg.split);
-        let qv = query_vector(kv_head, dg.qv0, r);
-        if (qv.valid && p.kv_splits > 1u && col == 0u) {
-            put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
+        workgroupBarrier();
+        for (var e = t; e < 4u * pq; e += TEAM * TEAMS) {
+            let r = e / pq;
+            let col = (part * pq + e % pq) * 4u;
+            var m_all = FLOOR;
+            for (var w = 0u; w < TEAMS; w++) {
+                m_all = max(m_all, m_s[w][r]);
+            }
+            var l_all = 0.0;
+            var o = vec4<f32>();
+            for (var w = 0u; w < TEAMS; w++) {
+                let a = exp2(m_s[w][r] - m_all);
+                l_all += a * l_s[w][r];
+                o += a * o_s[(w * 4u + r) * pq + e % pq];
+            }
+            store(kv_head, dg.qv0, r, col, o, l_all, b, dg.split);
+            let qv = query_vector(kv_head, dg.qv0, r);
+            if (qv.valid && p.kv_splits > 1u && col == 0u) {
+                put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
+            }
         }
     }
     // With several splits: nothing more where the reduce pass follows

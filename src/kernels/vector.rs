@@ -138,6 +138,9 @@ pub struct VectorTiles {
     /// The subgroup kernel's last split to finish for a query group merges the splits
     /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
     pub merged: bool,
+    /// Parts of the columns the subgroup kernel merges its teams' outputs in (`OS_PARTS`, 1 or
+    /// 2: half the workgroup memory for one more barrier); 1 for the other kernels.
+    pub output_parts: u32,
 }
 
 impl VectorTiles {
@@ -368,6 +371,7 @@ pub fn fit_tiles(
         team: 0,
         scattered: false,
         merged: false,
+        output_parts: 1,
     })
 }
 
@@ -397,7 +401,12 @@ fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
 /// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32), the teams'
 /// outputs, maxima and sums.
 fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
-    desc.head_dim * 16 + teams * desc.v_head_dim * 16 + 2 * teams * 16
+    team_workgroup_bytes_in(desc, teams, 1)
+}
+
+/// [`team_workgroup_bytes`] with the teams' outputs merged in `parts` parts of the columns.
+fn team_workgroup_bytes_in(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 {
+    desc.head_dim * 16 + teams * desc.v_head_dim * 16 / parts + 2 * teams * 16
 }
 
 /// Whether `teams` teams of `team` lanes make a workgroup within the adapter's invocation,
@@ -479,13 +488,19 @@ fn team_tiles(
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
+    // Knob `decode_os_parts=2`: the teams' outputs merged in two halves of the columns (half the
+    // workgroup memory; untried on a GPU).
+    let output_parts = match crate::tune::knob("decode_os_parts") {
+        Some(2) => 2,
+        _ => 1,
+    };
     let tiles = VectorTiles {
         rows,
         block_k,
         workgroup_size: teams * team,
         kv_splits,
         split_len,
-        workgroup_bytes: team_workgroup_bytes(desc, teams),
+        workgroup_bytes: team_workgroup_bytes_in(desc, teams, output_parts),
         lanes_per_key,
         key_groups: 0,
         merge_vec4s: 0,
@@ -496,6 +511,7 @@ fn team_tiles(
         team,
         scattered,
         merged: false,
+        output_parts,
     };
     Ok(if crate::tune::knob("decode_in_pass") == Some(1) {
         tiles.with_in_pass_merge(caps, desc)
@@ -510,7 +526,8 @@ const MERGE_FLAG_BYTES: u32 = 4;
 
 /// Whether the subgroup kernel with tiles `t` can have its last split to finish merge the splits
 /// itself (`wgsl/split_merge_in_pass.wgsl`) in place of the reduce pass after it: with several
-/// splits, where the teams' outputs hold two vec4s a thread (`2 * team <= v_head_dim`), on
+/// splits, where the teams' outputs hold two vec4s a thread (`2 * team * output_parts <=
+/// v_head_dim`), on
 /// Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
 /// `storageBarrier()` is a device-scope acquire-release fence. Elsewhere (Metal, whose
 /// threadgroup barriers order device memory only within a threadgroup; D3D12 and GL, untried)
@@ -525,7 +542,7 @@ const MERGE_FLAG_BYTES: u32 = 4;
 pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles) -> bool {
     t.team > 0
         && t.kv_splits > 1
-        && 2 * t.team <= desc.v_head_dim
+        && 2 * t.team * t.output_parts <= desc.v_head_dim
         && caps.backend == wgpu::Backend::Vulkan
         && caps.coherent_storage
         && t.workgroup_bytes + MERGE_FLAG_BYTES <= caps.max_workgroup_storage_bytes
@@ -697,6 +714,7 @@ fn matrix_tiles(
         team: 0,
         scattered: false,
         merged: false,
+        output_parts: 1,
         k_ahead: false,
     })
 }
@@ -846,6 +864,7 @@ pub fn plan(
                 ("MASK_KIND", mask_kind(desc)),
                 ("ABLATE", split_ablate & 32),
                 ("SCAT", t.scattered as u32),
+                ("OS_PARTS", t.output_parts),
             ]
             .into_iter()
             .chain(
