@@ -246,7 +246,11 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// array: the workgroup-memory sweep) for the cooperative-matrix kernel; `decode_sg=0` (never
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
-/// `decode_scat` (0 or 1, see [`scatters_scores`]) for the subgroup kernel.
+/// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts=2` (its teams' outputs
+/// merged in two halves of the columns, see [`VectorTiles::output_parts`]) and `decode_in_pass=1`
+/// (its splits merged in pass where [`merges_in_pass`] allows it, with `decode_merge_parts` 1, 2,
+/// 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
+/// `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
