@@ -127,22 +127,19 @@ impl Attention {
             };
             kernels.push((kernel, d.workgroups, index));
         }
-        let scratch = (plan.scratch_bytes() > 0).then(|| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-sdpa scores"),
-                size: plan.scratch_bytes(),
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
+        // Storage the plan needs of its own, where it needs any.
+        let storage = |label, size| {
+            (size > 0).then(|| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
             })
-        });
-        let arrivals = (plan.arrival_bytes() > 0).then(|| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-sdpa arrivals"),
-                size: plan.arrival_bytes(),
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        });
+        };
+        let scratch = storage("wgpu-sdpa scores", plan.scratch_bytes());
+        let arrivals = storage("wgpu-sdpa arrivals", plan.arrival_bytes());
         if let Some(e) = scope.pop() {
             return Err(e);
         }

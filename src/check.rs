@@ -51,6 +51,21 @@ pub struct CheckCase {
 }
 
 impl CheckCase {
+    /// `base` with what this case forces (path, tiles, splits, variants): the options it runs
+    /// with.
+    pub fn plan_options(&self, base: PlanOptions) -> PlanOptions {
+        PlanOptions {
+            path: self.path,
+            fused_blocks: self.fused_blocks,
+            fused_stage: self.fused_stage,
+            cooperative: self.cooperative,
+            decode_splits: self.decode_splits,
+            fused_kv_splits: self.fused_kv_splits,
+            decode_merge_in_pass: self.decode_merge_in_pass,
+            ..base
+        }
+    }
+
     /// A case with uniform inputs and no forced tiles.
     pub fn new(name: impl Into<String>, desc: AttentionDesc, path: Path) -> Self {
         CheckCase {
@@ -173,16 +188,7 @@ fn widen<T: Element>(x: &[T]) -> Vec<f64> {
 }
 
 async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Result<CheckOutcome> {
-    let options = PlanOptions {
-        path: case.path,
-        fused_blocks: case.fused_blocks,
-        fused_stage: case.fused_stage,
-        cooperative: case.cooperative,
-        decode_splits: case.decode_splits,
-        fused_kv_splits: case.fused_kv_splits,
-        decode_merge_in_pass: case.decode_merge_in_pass,
-        ..ctx.plan_options()
-    };
+    let options = case.plan_options(ctx.plan_options());
     let attention = Attention::with_options(ctx, &case.desc, &options)?;
     let g = generate::<T>(&case.desc, case.inputs, seed);
     let host_mask = match (&g.mask_bool, &g.mask_add) {
@@ -480,12 +486,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             );
             case.decode_splits = Some(splits);
             case.decode_merge_in_pass = true;
-            let options = PlanOptions {
-                path: Path::Vector,
-                decode_splits: Some(splits),
-                decode_merge_in_pass: true,
-                ..PlanOptions::default()
-            };
+            let options = case.plan_options(PlanOptions::default());
             let merged = crate::planner::plan(caps, &case.desc, &options)
                 .is_ok_and(|p| matches!(p.kernel(), crate::Kernel::Vector(t) if t.merged));
             if merged {

@@ -115,14 +115,13 @@ fn child_runs_the_matrix() {
         let planned: Vec<wgpu_sdpa::Kernel> = cases
             .iter()
             .filter_map(|c| {
-                let options = PlanOptions {
-                    path: c.path,
-                    decode_splits: c.decode_splits,
-                    ..ctx.plan_options()
-                };
-                plan(ctx.capabilities(), &c.desc, &options)
-                    .ok()
-                    .map(|p| p.kernel())
+                plan(
+                    ctx.capabilities(),
+                    &c.desc,
+                    &c.plan_options(ctx.plan_options()),
+                )
+                .ok()
+                .map(|p| p.kernel())
             })
             .collect();
         let halves = planned

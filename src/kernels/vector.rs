@@ -403,13 +403,8 @@ fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
 }
 
 /// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32), the teams'
-/// outputs, maxima and sums.
-fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
-    team_workgroup_bytes_in(desc, teams, 1)
-}
-
-/// [`team_workgroup_bytes`] with the teams' outputs merged in `parts` parts of the columns.
-fn team_workgroup_bytes_in(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 {
+/// outputs (merged in `parts` parts of the columns), maxima and sums.
+fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 {
     desc.head_dim * 16 + teams * desc.v_head_dim * 16 / parts + 2 * teams * 16
 }
 
@@ -418,7 +413,7 @@ fn team_workgroup_bytes_in(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 
 fn teams_fit(caps: &Capabilities, desc: &AttentionDesc, teams: u32, team: u32) -> bool {
     teams * team <= caps.max_invocations_per_workgroup
         && teams * team <= caps.max_workgroup_size_x
-        && team_workgroup_bytes(desc, teams) <= caps.max_workgroup_storage_bytes
+        && team_workgroup_bytes(desc, teams, 1) <= caps.max_workgroup_storage_bytes
 }
 
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
@@ -504,7 +499,7 @@ fn team_tiles(
         workgroup_size: teams * team,
         kv_splits,
         split_len,
-        workgroup_bytes: team_workgroup_bytes_in(desc, teams, output_parts),
+        workgroup_bytes: team_workgroup_bytes(desc, teams, output_parts),
         lanes_per_key,
         key_groups: 0,
         merge_vec4s: 0,
@@ -850,42 +845,31 @@ pub fn plan(
     let split_pass = if t.matrix {
         matrix_variant(desc, t, split_ablate)
     } else if t.team > 0 {
-        variant(
-            if t.merged {
-                KernelEntry::VectorSubgroupMerged
-            } else {
-                KernelEntry::VectorSubgroup
-            },
-            vec![
-                ("RG", t.rows),
-                ("HEAD_DIM", desc.head_dim),
-                ("V_HEAD_DIM", desc.v_head_dim),
-                ("TEAM", t.team),
-                ("TEAMS", t.workgroup_size / t.team),
-                ("LPK", t.lanes_per_key),
-                ("VEC", t.vectorized as u32),
-                ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
-                ("MASK_KIND", mask_kind(desc)),
-                ("ABLATE", split_ablate & 32),
-                ("SCAT", t.scattered as u32),
-                ("OS_PARTS", t.output_parts),
-            ]
-            .into_iter()
-            .chain(
-                t.merged
-                    .then(|| ("MERGE_ABLATE", crate::tune::knob("decode_merge_ablate")))
-                    .and_then(|(k, v)| Some((k, v?))),
-            )
-            .chain(t.merged.then(|| {
-                (
-                    "MERGE_PARTS",
-                    crate::tune::knob("decode_merge_parts")
-                        .filter(|n| [1, 2, 4, 8].contains(n))
-                        .unwrap_or(4),
-                )
-            }))
-            .collect(),
-        )
+        let mut constants = vec![
+            ("RG", t.rows),
+            ("HEAD_DIM", desc.head_dim),
+            ("V_HEAD_DIM", desc.v_head_dim),
+            ("TEAM", t.team),
+            ("TEAMS", t.workgroup_size / t.team),
+            ("LPK", t.lanes_per_key),
+            ("VEC", t.vectorized as u32),
+            ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
+            ("MASK_KIND", mask_kind(desc)),
+            ("ABLATE", split_ablate & 32),
+            ("SCAT", t.scattered as u32),
+            ("OS_PARTS", t.output_parts),
+        ];
+        if !t.merged {
+            variant(KernelEntry::VectorSubgroup, constants)
+        } else {
+            let parts =
+                crate::tune::knob("decode_merge_parts").filter(|n| [1, 2, 4, 8].contains(n));
+            constants.push(("MERGE_PARTS", parts.unwrap_or(4)));
+            if let Some(bits) = crate::tune::knob("decode_merge_ablate") {
+                constants.push(("MERGE_ABLATE", bits));
+            }
+            variant(KernelEntry::VectorSubgroupMerged, constants)
+        }
     } else {
         variant(
             KernelEntry::Vector,
@@ -1124,7 +1108,7 @@ mod tests {
                 assert_eq!(t.workgroup_size, TEAMS * 32);
                 assert_eq!(
                     t.workgroup_bytes,
-                    team_workgroup_bytes(&d(1, kv, dim), TEAMS)
+                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, 1)
                 );
                 // Splits of whole team blocks (a split's last stride may leave teams a block
                 // short).
