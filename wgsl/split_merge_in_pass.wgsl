@@ -106,7 +106,9 @@ fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
     if (workgroupUniformLoad(&last_s) == 0u || (MERGE_ABLATE & 1u) != 0u) {
         return;
     }
-    fence();
+    if ((MERGE_ABLATE & 16u) == 0u) {
+        fence();
+    }
 
     // Units are (query vector, column quad); `lanes` threads share a unit where there are
     // threads to spare, each folding every lanes-th split, then merged in workgroup memory.

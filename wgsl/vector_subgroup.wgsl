@@ -49,7 +49,7 @@ override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; 
 override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that many parts of columns
 // Of wgsl/split_merge_in_pass.wgsl, declared here: naga 30 panicked on an override declared in
 // that piece after the kernel. MERGE_ABLATE is for profiling only (wrong results): 1 no merge,
-// 2 no count either, 4 workgroup barriers for the fences, 8 nothing at the end.
+// 2 no count either, 4 workgroup barriers for the fences, 8 nothing, 16 no third fence at the end.
 override MERGE_PARTS: u32 = 4u;  // splits merged in pass: those a thread loads a round (1, 2, 4, 8)
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads
@@ -166,6 +166,31 @@ fn probs1_of(pr: f32, j: u32) -> vec4<f32> {
     }
     let x = gather_rows(pr, min(j, TEAM / LPK - 1u) * LPK);
     return select(vec4<f32>(), x, j < TEAM / LPK);
+}
+
+// The teams' outputs in `o_s` for column quads part * pq .. (part + 1) * pq of the 4 query
+// vectors merged against the teams' maxima and sums, stored (with the split's max and sum).
+fn merge_teams(kv_head: u32, qv0: u32, b: u32, split: u32, t: u32, part: u32, pq: u32) {
+    for (var e = t; e < 4u * pq; e += TEAM * TEAMS) {
+        let r = e / pq;
+        let col = (part * pq + e % pq) * 4u;
+        var m_all = FLOOR;
+        for (var w = 0u; w < TEAMS; w++) {
+            m_all = max(m_all, m_s[w][r]);
+        }
+        var l_all = 0.0;
+        var o = vec4<f32>();
+        for (var w = 0u; w < TEAMS; w++) {
+            let a = exp2(m_s[w][r] - m_all);
+            l_all += a * l_s[w][r];
+            o += a * o_s[(w * 4u + r) * pq + e % pq];
+        }
+        store(kv_head, qv0, r, col, o, l_all, b, split);
+        let qv = query_vector(kv_head, qv0, r);
+        if (qv.valid && p.kv_splits > 1u && col == 0u) {
+            put_stats(b, qv.h, qv.i, split, m_all, l_all);
+        }
+    }
 }
 
 @compute @workgroup_size(TEAM * TEAMS)
@@ -307,45 +332,43 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     } else {
         st.l = subgroupAdd(lsum) / f32(LPK);
     }
-    if (kh == 0u && c == 0u) {
-        m_s[team] = m;
-        l_s[team] = st.l;
-    }
-    // The teams' outputs go through `o_s` in OS_PARTS parts of pq column quads each.
-    let pq = V_HEAD_DIM / 4u / OS_PARTS;
-    for (var part = 0u; part < OS_PARTS; part++) {
-        if (part > 0u) {
-            workgroupBarrier(); // the previous part read
-        }
+    let dv4 = V_HEAD_DIM / 4u;
+    if (OS_PARTS == 1u) {
+        // Every column quad at once. (Written apart from the parts' loop below: on the H200 the
+        // loop with one part was 1-2% slower from 65536 keys; BENCHMARKS.md, eighteenth session.)
         if (kh == 0u) {
             for (var step = 0u; step < 8u; step++) {
                 // Query vector step / 2, column quad 2c + step % 2.
-                let quad = 2u * c + step % 2u;
-                if (quad / pq == part) {
-                    o_s[(team * 4u + step / 2u) * pq + quad % pq] = output_vec4(st, step);
-                }
+                o_s[(team * 4u + step / 2u) * dv4 + 2u * c + step % 2u] = output_vec4(st, step);
+            }
+            if (c == 0u) {
+                m_s[team] = m;
+                l_s[team] = st.l;
             }
         }
         workgroupBarrier();
-        for (var e = t; e < 4u * pq; e += TEAM * TEAMS) {
-            let r = e / pq;
-            let col = (part * pq + e % pq) * 4u;
-            var m_all = FLOOR;
-            for (var w = 0u; w < TEAMS; w++) {
-                m_all = max(m_all, m_s[w][r]);
+        merge_teams(kv_head, dg.qv0, b, dg.split, t, 0u, dv4);
+    } else {
+        if (kh == 0u && c == 0u) {
+            m_s[team] = m;
+            l_s[team] = st.l;
+        }
+        // OS_PARTS parts of pq column quads each.
+        let pq = dv4 / OS_PARTS;
+        for (var part = 0u; part < OS_PARTS; part++) {
+            if (part > 0u) {
+                workgroupBarrier(); // the previous part read
             }
-            var l_all = 0.0;
-            var o = vec4<f32>();
-            for (var w = 0u; w < TEAMS; w++) {
-                let a = exp2(m_s[w][r] - m_all);
-                l_all += a * l_s[w][r];
-                o += a * o_s[(w * 4u + r) * pq + e % pq];
+            if (kh == 0u) {
+                for (var step = 0u; step < 8u; step++) {
+                    let quad = 2u * c + step % 2u;
+                    if (quad / pq == part) {
+                        o_s[(team * 4u + step / 2u) * pq + quad % pq] = output_vec4(st, step);
+                    }
+                }
             }
-            store(kv_head, dg.qv0, r, col, o, l_all, b, dg.split);
-            let qv = query_vector(kv_head, dg.qv0, r);
-            if (qv.valid && p.kv_splits > 1u && col == 0u) {
-                put_stats(b, qv.h, qv.i, dg.split, m_all, l_all);
-            }
+            workgroupBarrier();
+            merge_teams(kv_head, dg.qv0, b, dg.split, t, part, pq);
         }
     }
     // With several splits: nothing more where the reduce pass follows

@@ -139,7 +139,8 @@ pub struct VectorTiles {
     /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
     pub merged: bool,
     /// Parts of the columns the subgroup kernel merges its teams' outputs in (`OS_PARTS`, 1 or
-    /// 2: half the workgroup memory for one more barrier); 1 for the other kernels.
+    /// 2: half the workgroup memory for one more barrier; 2 where one would pass 24 KB, see
+    /// `team_output_parts`); 1 for the other kernels.
     pub output_parts: u32,
 }
 
@@ -246,8 +247,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// array: the workgroup-memory sweep) for the cooperative-matrix kernel; `decode_sg=0` (never
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
-/// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts=2` (its teams' outputs
-/// merged in two halves of the columns, see [`VectorTiles::output_parts`]) and `decode_in_pass=1`
+/// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
+/// outputs merged in one part or two halves of the columns, see [`team_output_parts`]) and `decode_in_pass=1`
 /// (its splits merged in pass where [`merges_in_pass`] allows it, with `decode_merge_parts` 1, 2,
 /// 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
 /// `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
@@ -408,12 +409,33 @@ fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 {
     desc.head_dim * 16 + teams * desc.v_head_dim * 16 / parts + 2 * teams * 16
 }
 
+/// Workgroup memory the subgroup decode kernel keeps within where halving its teams' outputs
+/// can: on the H200 its 256-thread workgroups ran two to an SM at 18.7 KB (d128) and one at
+/// 37 KB (d256, 136 registers); in two parts of the columns (20.7 KB, 128 registers) d256 read
+/// 2292 against 2022 GB/s at 16384 keys and 3059 against 2755 at 131072, while d128 in two
+/// parts was 6-11% slower (BENCHMARKS.md, eighteenth session).
+const TEAM_OCCUPANCY_BYTES: u32 = 24 * 1024;
+
+/// Parts of the columns the subgroup kernel with `teams` teams merges its teams' outputs in
+/// ([`VectorTiles::output_parts`]): 2 where one part would take more than
+/// [`TEAM_OCCUPANCY_BYTES`] (37 KB at d256 with 8 teams), else 1. Knob `decode_os_parts` (1 or
+/// 2) forces it.
+fn team_output_parts(desc: &AttentionDesc, teams: u32) -> u32 {
+    match crate::tune::knob("decode_os_parts") {
+        Some(n @ (1 | 2)) => n,
+        _ if team_workgroup_bytes(desc, teams, 1) > TEAM_OCCUPANCY_BYTES => 2,
+        _ => 1,
+    }
+}
+
 /// Whether `teams` teams of `team` lanes make a workgroup within the adapter's invocation,
-/// workgroup-size and workgroup-memory limits for `desc`.
+/// workgroup-size and workgroup-memory limits for `desc` (with its outputs in
+/// [`team_output_parts`] parts).
 fn teams_fit(caps: &Capabilities, desc: &AttentionDesc, teams: u32, team: u32) -> bool {
     teams * team <= caps.max_invocations_per_workgroup
         && teams * team <= caps.max_workgroup_size_x
-        && team_workgroup_bytes(desc, teams, 1) <= caps.max_workgroup_storage_bytes
+        && team_workgroup_bytes(desc, teams, team_output_parts(desc, teams))
+            <= caps.max_workgroup_storage_bytes
 }
 
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
@@ -487,12 +509,7 @@ fn team_tiles(
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
-    // Knob `decode_os_parts=2`: the teams' outputs merged in two halves of the columns (half the
-    // workgroup memory; untried on a GPU).
-    let output_parts = match crate::tune::knob("decode_os_parts") {
-        Some(2) => 2,
-        _ => 1,
-    };
+    let output_parts = team_output_parts(desc, teams);
     let tiles = VectorTiles {
         rows,
         block_k,
@@ -944,6 +961,27 @@ mod tests {
                 assert!(t.split_len.is_multiple_of(t.split_grain()), "{t:?}");
                 assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
                 assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn subgroup_outputs_go_in_halves_only_past_the_occupancy_budget() {
+        // The H200 ran d256 two workgroups an SM only with its teams' outputs in halves (20.7
+        // KB); d64 and d128 fit in one part. Apple's 32 KB: d256 fits only in halves.
+        for caps in [
+            Capabilities::nvidia_vulkan(),
+            Capabilities::apple_m_series(),
+        ] {
+            for (d, parts) in [(64, 1), (128, 1), (256, 2)] {
+                let desc =
+                    AttentionDesc::new(1, 32, 8, 1, 16384, d).with_dtype(crate::desc::DType::F16);
+                assert!(team_serves(&caps, &desc), "d{d} {caps:?}");
+                let t = fit_tiles(&caps, &desc, None).unwrap();
+                assert!(t.team > 0, "d{d}: {t:?}");
+                assert_eq!(t.output_parts, parts, "d{d}: {t:?}");
+                assert_eq!(t.workgroup_bytes, team_workgroup_bytes(&desc, TEAMS, parts));
+                assert!(t.workgroup_bytes <= TEAM_OCCUPANCY_BYTES, "d{d}: {t:?}");
             }
         }
     }
