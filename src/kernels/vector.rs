@@ -1144,9 +1144,12 @@ mod tests {
                 assert_eq!(t.lanes_per_key, lanes_per_key);
                 assert_eq!(t.block_k, TEAMS * 32 / lanes_per_key);
                 assert_eq!(t.workgroup_size, TEAMS * 32);
+                // The teams' outputs in halves at d256 (see `team_output_parts`).
+                let parts = if dim == 256 { 2 } else { 1 };
+                assert_eq!(t.output_parts, parts, "{t:?}");
                 assert_eq!(
                     t.workgroup_bytes,
-                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, 1)
+                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, parts)
                 );
                 // Splits of whole team blocks (a split's last stride may leave teams a block
                 // short).
