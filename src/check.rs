@@ -45,9 +45,9 @@ pub struct CheckCase {
     pub decode_splits: Option<u32>,
     /// Forced KV splits of the fused kernels (see [`PlanOptions::fused_kv_splits`]).
     pub fused_kv_splits: Option<u32>,
-    /// The decode kernel's splits merged in its split pass where the adapter allows it (see
+    /// The decode kernel's splits merged in its split pass or by the reduce pass (see
     /// [`PlanOptions::decode_merge_in_pass`]).
-    pub decode_merge_in_pass: bool,
+    pub decode_merge_in_pass: Option<bool>,
 }
 
 impl CheckCase {
@@ -78,7 +78,7 @@ impl CheckCase {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
-            decode_merge_in_pass: false,
+            decode_merge_in_pass: None,
         }
     }
 }
@@ -470,7 +470,7 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
             Some(4),
         );
         // The splits merged in the split pass (`PlanOptions::decode_merge_in_pass`), where the
-        // adapter runs it.
+        // adapter runs it, and by the reduce pass.
         for (name, desc, splits) in [
             ("q1 gqa 8/2 kv1000 d64 4 splits", base(8, 2, 1, 1000, 64), 4),
             (
@@ -485,7 +485,11 @@ pub fn matrix_for(caps: &Capabilities) -> Vec<CheckCase> {
                 Path::Vector,
             );
             case.decode_splits = Some(splits);
-            case.decode_merge_in_pass = true;
+            let mut reduced = case.clone();
+            reduced.name = format!("vector {dtype} {name} reduce pass");
+            reduced.decode_merge_in_pass = Some(false);
+            cases.push(reduced);
+            case.decode_merge_in_pass = Some(true);
             let options = case.plan_options(PlanOptions::default());
             let merged = crate::planner::plan(caps, &case.desc, &options)
                 .is_ok_and(|p| matches!(p.kernel(), crate::Kernel::Vector(t) if t.merged));

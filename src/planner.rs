@@ -141,11 +141,13 @@ pub struct PlanOptions {
     /// cooperative-matrix kernel, split f32 included); `None` lets the planner split the keys
     /// where the query blocks alone would leave the GPU idle.
     pub fused_kv_splits: Option<u32>,
-    /// Have the decode kernel's last KV split to finish merge the splits in its own dispatch,
-    /// in place of the reduce pass (a second dispatch), where the adapter allows it (see
-    /// [`crate::kernels::vector::merges_in_pass`]: Vulkan with `@coherent` storage; faster on
-    /// some shapes of the H200, slower on others, hence not the default).
-    pub decode_merge_in_pass: bool,
+    /// Whether the decode kernel's last KV split to finish merges the splits in its own
+    /// dispatch, in place of the reduce pass (a second dispatch), where the adapter allows it
+    /// (see [`crate::kernels::vector::merges_in_pass`]: the subgroup kernel on Vulkan with
+    /// `@coherent` storage). `None` lets the planner choose
+    /// ([`crate::kernels::vector::merges_in_pass_by_default`]); `Some(true)` merges in pass
+    /// wherever the adapter allows it, `Some(false)` keeps the reduce pass.
+    pub decode_merge_in_pass: Option<bool>,
 }
 
 impl Default for PlanOptions {
@@ -158,7 +160,7 @@ impl Default for PlanOptions {
             cooperative: None,
             decode_splits: None,
             fused_kv_splits: None,
-            decode_merge_in_pass: false,
+            decode_merge_in_pass: None,
         }
     }
 }
@@ -334,7 +336,10 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             }
             tiles = more;
         }
-        if options.decode_merge_in_pass {
+        if options
+            .decode_merge_in_pass
+            .unwrap_or_else(|| vector::merges_in_pass_by_default(&tiles))
+        {
             tiles = tiles.with_in_pass_merge(caps, desc);
         }
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;

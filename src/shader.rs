@@ -27,6 +27,8 @@ const FUSED_KV_WHOLE: &str = include_str!("../wgsl/fused_kv_whole.wgsl");
 const FUSED_KV_SPLIT: &str = include_str!("../wgsl/fused_kv_split.wgsl");
 const SPLIT_PARTIAL: &str = include_str!("../wgsl/split_partial.wgsl");
 const SPLIT_COMBINE: &str = include_str!("../wgsl/split_combine.wgsl");
+const PARTIAL_WORDS: &str = include_str!("../wgsl/partial_words.wgsl");
+const PARTIAL_QUADS: &str = include_str!("../wgsl/partial_quads.wgsl");
 const SPLIT_MERGE_BY_REDUCE: &str = include_str!("../wgsl/split_merge_by_reduce.wgsl");
 const SPLIT_MERGE_IN_PASS: &str = include_str!("../wgsl/split_merge_in_pass.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
@@ -143,14 +145,34 @@ impl KernelEntry {
         }
     }
 
-    /// The declaration of `partial` for the passes that write split partial results
-    /// (`wgsl/split_partial.wgsl`): `@coherent` where the last split reads every split's.
-    fn partial_binding(self) -> &'static str {
-        if self == KernelEntry::VectorSubgroupMerged {
-            "@group(0) @binding(6) @coherent var<storage, read_write> partial: array<f32>;\n"
-        } else {
-            "@group(0) @binding(6) var<storage, read_write> partial: array<f32>;\n"
-        }
+    /// The declaration of `partial` (the split partial results of `wgsl/split_partial.wgsl`)
+    /// and the stores that go with it, for the passes that use it: 16-byte quads for the
+    /// subgroup kernel (`@coherent` where its last split reads every split's) and the reduce
+    /// pass (read only); floats for the kernels that also store single columns.
+    fn partial_declaration(self) -> Option<[&'static str; 2]> {
+        Some(match self {
+            KernelEntry::VectorSubgroupMerged => [
+                "@group(0) @binding(6) @coherent var<storage, read_write> partial: array<vec4<f32>>;\n",
+                PARTIAL_QUADS,
+            ],
+            KernelEntry::VectorSubgroup => [
+                "@group(0) @binding(6) var<storage, read_write> partial: array<vec4<f32>>;\n",
+                PARTIAL_QUADS,
+            ],
+            KernelEntry::VectorReduce => [
+                "@group(0) @binding(6) var<storage, read> partial: array<vec4<f32>>;\n",
+                "",
+            ],
+            KernelEntry::FusedCoopKv
+            | KernelEntry::FusedCoopSplitKv
+            | KernelEntry::FusedKv
+            | KernelEntry::Vector
+            | KernelEntry::VectorCoop => [
+                "@group(0) @binding(6) var<storage, read_write> partial: array<f32>;\n",
+                PARTIAL_WORDS,
+            ],
+            _ => return None,
+        })
     }
 
     fn uses_mask(self) -> bool {
@@ -376,8 +398,8 @@ impl ShaderVariant {
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };
-        if tail.contains(&SPLIT_PARTIAL) {
-            src.push_str(self.entry.partial_binding());
+        if let Some(declaration) = self.entry.partial_declaration() {
+            declaration.iter().for_each(|piece| src.push_str(piece));
         }
         tail.iter().for_each(|piece| src.push_str(piece));
         src

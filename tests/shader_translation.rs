@@ -57,11 +57,12 @@ fn planned_variants(caps: &Capabilities) -> BTreeMap<String, (ShaderVariant, Str
     let mut variants = BTreeMap::new();
     for desc in shapes() {
         for (path, cooperative, decode_merge_in_pass) in [
-            (Path::Auto, None, false),
-            (Path::Auto, None, true),
-            (Path::Fused, None, false),
-            (Path::Fused, Some(false), false),
-            (Path::Unfused, None, false),
+            (Path::Auto, None, None),
+            (Path::Auto, None, Some(false)),
+            (Path::Auto, None, Some(true)),
+            (Path::Fused, None, None),
+            (Path::Fused, Some(false), None),
+            (Path::Unfused, None, None),
         ] {
             let options = PlanOptions {
                 path,

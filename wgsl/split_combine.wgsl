@@ -1,7 +1,9 @@
 // Combining split partial results (wgsl/split_partial.wgsl's layout): one split's share of a
 // query vector's column quad, and the online merge of such shares. Used by the reduce pass
 // (wgsl/vector_reduce.wgsl) and by the split pass that merges its own splits
-// (wgsl/split_merge_in_pass.wgsl). Reads `partial`, which the kernel declares.
+// (wgsl/split_merge_in_pass.wgsl). Reads `partial`, which the generated header declares as
+// array<vec4<f32>> (src/shader.rs): a split's column quad in one 16-byte load, its (max, sum) in
+// half of another.
 
 // One split's share of a query vector: its max, its sum and a column quad of its output.
 struct Part {
@@ -28,11 +30,11 @@ fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
     let pair = vectors * p.kv_splits * V_HEAD_DIM + 2u * (qv * p.kv_splits + sc);
     let at = (qv * p.kv_splits + sc) * V_HEAD_DIM + 4u * c;
     let inside = s < p.kv_splits;
+    let ml = partial[pair / 4u];
+    let pr = select(ml.xy, ml.zw, (pair & 2u) != 0u);
     return Part(
-        select(FLOOR, partial[pair], inside),
-        select(0.0, partial[pair + 1u], inside),
-        select(vec4<f32>(),
-               vec4<f32>(partial[at], partial[at + 1u], partial[at + 2u], partial[at + 3u]),
-               inside),
+        select(FLOOR, pr.x, inside),
+        select(0.0, pr.y, inside),
+        select(vec4<f32>(), partial[at / 4u], inside),
     );
 }

@@ -4,8 +4,9 @@
 // (b * q_heads + h) * q_len + i and split, V_HEAD_DIM unnormalised outputs; after all of them, a
 // (max, sum) pair each, the max in log2 units (the outputs and the sum are relative to it).
 
-// `partial` (binding 6, read_write, array<f32>) is declared by the generated header
-// (src/shader.rs): `@coherent` where the split pass merges its own splits.
+// `partial` (binding 6, read_write) is declared by the generated header (src/shader.rs):
+// array<vec4<f32>> for the subgroup kernel (`@coherent` where it merges its own splits), with
+// wgsl/partial_quads.wgsl's stores; array<f32> elsewhere, with wgsl/partial_words.wgsl's.
 
 // The partial-result slot of row `row` of head h, split `split`.
 fn partial_slot(b: u32, h: u32, row: u32, split: u32) -> u32 {
@@ -19,16 +20,12 @@ fn row_dest(b: u32, h: u32, row: u32, split: u32) -> u32 {
 
 // Stores the split's column quad [at, at + 4) (at from `row_dest`).
 fn put_quad(at: u32, o: vec4<f32>) {
-    partial[at] = o.x;
-    partial[at + 1u] = o.y;
-    partial[at + 2u] = o.z;
-    partial[at + 3u] = o.w;
+    partial_put4(at, o);
 }
 
 // The row's max and sum, after every split's rows.
 fn put_stats(b: u32, h: u32, row: u32, split: u32, m: f32, l_row: f32) {
     let pairs = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
     let at = pairs + 2u * partial_slot(b, h, row, split);
-    partial[at] = m;
-    partial[at + 1u] = l_row;
+    partial_put2(at, vec2<f32>(m, l_row));
 }

@@ -15,7 +15,7 @@ override V_HEAD_DIM: u32 = 128u;
 override ABLATE: u32 = 0u; // profiling only (wrong results): 2 the pass returns at once, 8 no output stores, 16 no loads
 
 @group(0) @binding(4) var<storage, read_write> out: array<elem>;
-@group(0) @binding(6) var<storage, read> partial: array<f32>;
+// `partial` (binding 6, read-only, array<vec4<f32>>) is declared by the generated header.
 
 const WGR: u32 = 256u;
 

@@ -248,9 +248,10 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
-/// outputs merged in one part or two halves of the columns, see [`team_output_parts`]) and `decode_in_pass=1`
-/// (its splits merged in pass where [`merges_in_pass`] allows it, with `decode_merge_parts` 1, 2,
-/// 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
+/// outputs merged in one part or two halves of the columns, see [`team_output_parts`]) and
+/// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; with `decode_merge_parts`
+/// 1, 2, 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
 /// `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
@@ -510,7 +511,7 @@ fn team_tiles(
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let output_parts = team_output_parts(desc, teams);
-    let tiles = VectorTiles {
+    Ok(VectorTiles {
         rows,
         block_k,
         workgroup_size: teams * team,
@@ -528,11 +529,6 @@ fn team_tiles(
         scattered,
         merged: false,
         output_parts,
-    };
-    Ok(if crate::tune::knob("decode_in_pass") == Some(1) {
-        tiles.with_in_pass_merge(caps, desc)
-    } else {
-        tiles
     })
 }
 
@@ -543,18 +539,13 @@ const MERGE_FLAG_BYTES: u32 = 4;
 /// Whether the subgroup kernel with tiles `t` can have its last split to finish merge the splits
 /// itself (`wgsl/split_merge_in_pass.wgsl`) in place of the reduce pass after it: with several
 /// splits, where the teams' outputs hold two vec4s a thread (`2 * team * output_parts <=
-/// v_head_dim`), on
-/// Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
+/// v_head_dim`), on Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
 /// `storageBarrier()` is a device-scope acquire-release fence. Elsewhere (Metal, whose
 /// threadgroup barriers order device memory only within a threadgroup; D3D12 and GL, untried)
 /// the reduce pass stays.
 ///
-/// Not the default: [`crate::PlanOptions::decode_merge_in_pass`] (or knob `decode_in_pass=1`)
-/// asks for it. On the H200 (BENCHMARKS.md, seventeenth session, 32/8 heads, f16) it was
-/// 2.5% faster at 4096 keys and 0.8% at 131072 for d128, 2-9% faster for d64 and 0.5-5.5% for
-/// 32/32 heads, but 2% slower at 16384 keys for d128 (the last split's merge, ~5 us, is a tail
-/// as long as the reduce pass it replaces) and 1.4-10% slower for d256 (one thread a column
-/// quad: 9 rounds of loads).
+/// [`crate::PlanOptions::decode_merge_in_pass`] chooses; by default
+/// [`merges_in_pass_by_default`].
 pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles) -> bool {
     t.team > 0
         && t.kv_splits > 1
@@ -562,6 +553,23 @@ pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles
         && caps.backend == wgpu::Backend::Vulkan
         && caps.coherent_storage
         && t.workgroup_bytes + MERGE_FLAG_BYTES <= caps.max_workgroup_storage_bytes
+}
+
+/// Whether the planner merges the splits in pass where [`merges_in_pass`] allows it, unless
+/// [`crate::PlanOptions::decode_merge_in_pass`] says: where the teams' outputs are in one part
+/// (d64 and d128; knob `decode_in_pass` 0 or 1 decides instead). On the H200 (BENCHMARKS.md,
+/// eighteenth session, run 47: f16 unless said, the partial results in 16-byte quads), against
+/// the reduce pass at 4096 / 16384 / 65536 / 131072 keys: d128 with 32/8 heads +8 / +1.5 / +2.2
+/// / +1.5%, 32/32 heads +7.7 / +3.2 / +0.9 / +0.5%, 2 query rows +0.4 / +4.6 / +1.8 / +1.1%;
+/// d64 +9 / +4.6 / +3.5 / +2.6%; f32 d128 +7.6 / +1.3 / +0.3 / +0.4%; but d256 (two parts)
+/// -2.6% at 16384 keys. (At 8192 keys the sweep read 1756 GB/s, the reduce pass 1805 in run 45.)
+/// The count and its fences cost ~0.2 us; the last split's merge of 33 splits (5 rounds of
+/// loads a thread at d128) ~3.6 us, against the reduce pass's ~4.4 with its dispatch.
+pub fn merges_in_pass_by_default(t: &VectorTiles) -> bool {
+    match crate::tune::knob("decode_in_pass") {
+        Some(n) => n == 1,
+        None => t.output_parts == 1,
+    }
 }
 
 /// The arrival counters (u32, zeros between calls) of a plan whose split pass merges its own
@@ -780,14 +788,16 @@ pub fn scratch_bytes(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 
 /// Bytes of `kv_splits` splits' partial results (the layout `wgsl/vector_reduce.wgsl` reads,
 /// also written by the cooperative kernel's KV splits): per split and query vector,
-/// `v_head_dim` unnormalised outputs, then a (max, sum) pair.
+/// `v_head_dim` unnormalised outputs, then a (max, sum) pair; rounded up to whole 16-byte quads
+/// (the subgroup kernel and the reduce pass read and write the pairs through their quads).
 pub fn partial_bytes(desc: &AttentionDesc, kv_splits: u32) -> u64 {
-    desc.batch as u64
+    (desc.batch as u64
         * desc.q_heads as u64
         * desc.q_len as u64
         * kv_splits as u64
         * (desc.v_head_dim as u64 + 2)
-        * 4
+        * 4)
+    .next_multiple_of(16)
 }
 
 /// `bytes` of split scratch (`what`, for the error), checked against the adapter's storage
