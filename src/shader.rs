@@ -29,6 +29,7 @@ const SPLIT_PARTIAL: &str = include_str!("../wgsl/split_partial.wgsl");
 const SPLIT_COMBINE: &str = include_str!("../wgsl/split_combine.wgsl");
 const PARTIAL_WORDS: &str = include_str!("../wgsl/partial_words.wgsl");
 const PARTIAL_QUADS: &str = include_str!("../wgsl/partial_quads.wgsl");
+const PARTIAL_LAYOUT: &str = include_str!("../wgsl/partial_layout.wgsl");
 const SPLIT_MERGE_BY_REDUCE: &str = include_str!("../wgsl/split_merge_by_reduce.wgsl");
 const SPLIT_MERGE_IN_PASS: &str = include_str!("../wgsl/split_merge_in_pass.wgsl");
 const SPLIT_SCALES: &str = include_str!("../wgsl/split_scales.wgsl");
@@ -145,22 +146,25 @@ impl KernelEntry {
         }
     }
 
-    /// The declaration of `partial` (the split partial results of `wgsl/split_partial.wgsl`)
-    /// and the stores that go with it, for the passes that use it: 16-byte quads for the
+    /// The declaration of `partial` (the split partial results of `wgsl/split_partial.wgsl`),
+    /// their layout (`wgsl/partial_layout.wgsl`) and the stores that go with them, for the passes that use it: 16-byte quads for the
     /// subgroup kernel (`@coherent` where its last split reads every split's) and the reduce
     /// pass (read only); floats for the kernels that also store single columns.
-    fn partial_declaration(self) -> Option<[&'static str; 2]> {
+    fn partial_declaration(self) -> Option<[&'static str; 3]> {
         Some(match self {
             KernelEntry::VectorSubgroupMerged => [
                 "@group(0) @binding(6) @coherent var<storage, read_write> partial: array<vec4<f32>>;\n",
+                PARTIAL_LAYOUT,
                 PARTIAL_QUADS,
             ],
             KernelEntry::VectorSubgroup => [
                 "@group(0) @binding(6) var<storage, read_write> partial: array<vec4<f32>>;\n",
+                PARTIAL_LAYOUT,
                 PARTIAL_QUADS,
             ],
             KernelEntry::VectorReduce => [
                 "@group(0) @binding(6) var<storage, read> partial: array<vec4<f32>>;\n",
+                PARTIAL_LAYOUT,
                 "",
             ],
             KernelEntry::FusedCoopKv
@@ -169,6 +173,7 @@ impl KernelEntry {
             | KernelEntry::Vector
             | KernelEntry::VectorCoop => [
                 "@group(0) @binding(6) var<storage, read_write> partial: array<f32>;\n",
+                PARTIAL_LAYOUT,
                 PARTIAL_WORDS,
             ],
             _ => return None,

@@ -633,12 +633,7 @@ fn check_plan(
             // partial rows, tile-aligned splits covering the keys (none empty); not on CPU
             // adapters unless forced or (llvmpipe) to fit the loop budget.
             let kv_split = t.kv_splits > 1;
-            let partials = desc.batch as u64
-                * desc.q_heads as u64
-                * desc.q_len as u64
-                * t.kv_splits as u64
-                * (desc.v_head_dim as u64 + 2)
-                * 4;
+            let partials = split_partials_bytes(desc, t.kv_splits);
             if p.dispatches().len() != 1 + kv_split as usize
                 || (kv_split != (p.scratch_bytes() > 0))
                 || t.kv_splits == 0
@@ -693,12 +688,7 @@ fn check_plan(
             let slots = desc.batch * (desc.q_heads + 2 * desc.kv_heads);
             let passes = p.dispatches().len();
             let kv_split = t.kv_splits > 1;
-            let partials = desc.batch as u64
-                * desc.q_heads as u64
-                * desc.q_len as u64
-                * t.kv_splits as u64
-                * (desc.v_head_dim as u64 + 2)
-                * 4;
+            let partials = split_partials_bytes(desc, t.kv_splits);
             let maxima = if t.split { slots as u64 * 16 * 4 } else { 0 };
             if passes != 1 + t.split as usize + kv_split as usize
                 || (t.split && p.dispatches()[0].workgroups[1] != slots)
@@ -743,15 +733,21 @@ fn check_plan(
             {
                 return Err(fail(format!("decode tiles {t:?}: {}", ctx())));
             }
-            // The split pass covers every KV head's query vectors; a reduce pass iff split. The
-            // subgroup kernel: at most 4 query vectors a workgroup, teams of the adapter's one
-            // subgroup size.
+            // The split pass covers every KV head's query vectors; a reduce pass iff split and
+            // not merged in pass (the subgroup kernel on Vulkan with `@coherent` storage only).
+            // The subgroup kernel: at most 4 query vectors a workgroup, teams of the adapter's
+            // one subgroup size.
             let g = p.dispatches()[0].workgroups;
             let vectors = desc.group_size() as u64 * desc.q_len as u64;
             if g[0] != t.kv_splits
                 || (g[1] as u64) * (t.rows as u64) < desc.kv_heads as u64 * vectors
                 || g[2] != desc.batch
-                || p.dispatches().len() != if t.kv_splits > 1 { 2 } else { 1 }
+                || p.dispatches().len() != if t.kv_splits > 1 && !t.merged { 2 } else { 1 }
+                || (t.merged
+                    && (t.team == 0
+                        || t.kv_splits < 2
+                        || caps.backend != wgpu::Backend::Vulkan
+                        || !caps.coherent_storage))
                 || (t.team > 0
                     && (t.rows > 4
                         || t.team != caps.subgroup_min_size
@@ -759,8 +755,7 @@ fn check_plan(
             {
                 return Err(fail(format!("decode grid {g:?}: {}", ctx())));
             }
-            let partials =
-                heads * desc.q_len as u64 * t.kv_splits as u64 * (desc.v_head_dim as u64 + 2) * 4;
+            let partials = split_partials_bytes(desc, t.kv_splits);
             if t.kv_splits > 1 && p.scratch_bytes() < partials {
                 return Err(fail(format!(
                     "decode scratch {}: {}",
@@ -771,6 +766,17 @@ fn check_plan(
         }
     }
     Ok(())
+}
+
+/// The split partial results' bytes (wgsl/partial_layout.wgsl): per query vector, each split's
+/// row of v_head_dim floats, then a (max, sum) pair a split with the splits rounded up to even
+/// (each vector's pairs on whole 16-byte quads, which the subgroup kernel and the reduce pass
+/// load).
+fn split_partials_bytes(desc: &AttentionDesc, splits: u32) -> u64 {
+    let vectors = desc.batch as u64 * desc.q_heads as u64 * desc.q_len as u64;
+    let rows = splits as u64 * desc.v_head_dim as u64;
+    let pairs = 2 * (splits as u64 + splits as u64 % 2);
+    vectors * (rows + pairs) * 4
 }
 
 /// A rejection must be typed and name what it is about.

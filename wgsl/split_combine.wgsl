@@ -25,9 +25,9 @@ fn merge4(st: Part, a: Part, b: Part, c: Part, d: Part) -> Part {
 // Split s's part for column quad c of query vector qv; past the splits an empty one. Split
 // min(s, kv_splits - 1) is loaded whatever s is and the empty part picked by a select, not a
 // branch, so that the loads of a round are issued together rather than one branch at a time.
-fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
+fn load_part(qv: u32, s: u32, c: u32) -> Part {
     let sc = min(s, p.kv_splits - 1u);
-    let pair = vectors * p.kv_splits * V_HEAD_DIM + 2u * (qv * p.kv_splits + sc);
+    let pair = pair_at(qv, sc);
     let at = (qv * p.kv_splits + sc) * V_HEAD_DIM + 4u * c;
     let inside = s < p.kv_splits;
     let ml = partial[pair / 4u];
@@ -37,4 +37,28 @@ fn load_part(qv: u32, s: u32, c: u32, vectors: u32) -> Part {
         select(0.0, pr.y, inside),
         select(vec4<f32>(), partial[at / 4u], inside),
     );
+}
+
+// `st` merged with splits 4g .. 4g + 3 of column quad c of query vector qv (those past the
+// splits empty): their four column quads and their pairs in two quad loads (a vector's pairs
+// start on a quad; the second load clamped to the vector's last quad). Loads of splits past
+// kv_splits are clamped, not skipped: on the H200 skipping them (branches uniform over a
+// subgroup) was no faster (BENCHMARKS.md, eighteenth session, run 49).
+fn merge_group4(st: Part, qv: u32, g: u32, c: u32) -> Part {
+    let s = 4u * g;
+    let last = p.kv_splits - 1u;
+    let q0 = pair_at(qv, s) / 4u;
+    let ml0 = partial[q0];
+    let ml1 = partial[min(q0 + 1u, pair_at(qv, pair_splits() - 2u) / 4u)];
+    let inside = vec4<u32>(s, s + 1u, s + 2u, s + 3u) < vec4<u32>(p.kv_splits);
+    let ms = select(vec4<f32>(FLOOR), vec4<f32>(ml0.x, ml0.z, ml1.x, ml1.z), inside);
+    let ls = select(vec4<f32>(), vec4<f32>(ml0.y, ml0.w, ml1.y, ml1.w), inside);
+    let row = qv * p.kv_splits;
+    let dv4 = V_HEAD_DIM / 4u;
+    let o0 = select(vec4<f32>(), partial[(row + s) * dv4 + c], inside.x);
+    let o1 = select(vec4<f32>(), partial[(row + min(s + 1u, last)) * dv4 + c], inside.y);
+    let o2 = select(vec4<f32>(), partial[(row + min(s + 2u, last)) * dv4 + c], inside.z);
+    let o3 = select(vec4<f32>(), partial[(row + min(s + 3u, last)) * dv4 + c], inside.w);
+    return merge4(st, Part(ms.x, ls.x, o0), Part(ms.y, ls.y, o1), Part(ms.z, ls.z, o2),
+                  Part(ms.w, ls.w, o3));
 }

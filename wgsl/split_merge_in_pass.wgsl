@@ -48,36 +48,40 @@ fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
     out[at + 3u] = x.w;
 }
 
-// Thread t's merge of splits lane, lane + lanes, ... of column quad c of query vector r.
+// Thread t's merge of column quad c of query vector r over its splits: the groups of 4
+// consecutive splits lane, lane + lanes, ... (MERGE_PARTS 4), else splits lane, lane + lanes, ...
+// MERGE_PARTS a round (profiling).
 fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: u32) -> Part {
     var st = Part(FLOOR, 0.0, vec4<f32>());
     let qv = query_vector(kv_head, qv0, r);
     if (!qv.valid) {
         return st;
     }
-    let vectors = p.batch * p.q_heads * p.q_len;
     let v = (b * p.q_heads + qv.h) * p.q_len + qv.i;
     let none = Part(FLOOR, 0.0, vec4<f32>());
+    if (MERGE_PARTS == 4u) {
+        // Groups of 4 consecutive splits, two of whose pairs share a quad: 6 loads a round.
+        for (var g = lane; 4u * g < p.kv_splits; g += lanes) {
+            st = merge_group4(st, v, g, c);
+        }
+        return st;
+    }
     for (var s = lane; s < p.kv_splits; s += MERGE_PARTS * lanes) {
         if (MERGE_PARTS == 8u) {
-            let a = load_part(v, s, c, vectors);
-            let b = load_part(v, s + lanes, c, vectors);
-            let c2 = load_part(v, s + 2u * lanes, c, vectors);
-            let d = load_part(v, s + 3u * lanes, c, vectors);
-            let e = load_part(v, s + 4u * lanes, c, vectors);
-            let f = load_part(v, s + 5u * lanes, c, vectors);
-            let g = load_part(v, s + 6u * lanes, c, vectors);
-            let h = load_part(v, s + 7u * lanes, c, vectors);
+            let a = load_part(v, s, c);
+            let b = load_part(v, s + lanes, c);
+            let c2 = load_part(v, s + 2u * lanes, c);
+            let d = load_part(v, s + 3u * lanes, c);
+            let e = load_part(v, s + 4u * lanes, c);
+            let f = load_part(v, s + 5u * lanes, c);
+            let g = load_part(v, s + 6u * lanes, c);
+            let h = load_part(v, s + 7u * lanes, c);
             st = merge4(merge4(st, a, b, c2, d), e, f, g, h);
-        } else if (MERGE_PARTS == 4u) {
-            st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
-                        load_part(v, s + 2u * lanes, c, vectors),
-                        load_part(v, s + 3u * lanes, c, vectors));
         } else if (MERGE_PARTS == 2u) {
-            st = merge4(st, load_part(v, s, c, vectors), load_part(v, s + lanes, c, vectors),
+            st = merge4(st, load_part(v, s, c), load_part(v, s + lanes, c),
                         none, none);
         } else {
-            st = merge4(st, load_part(v, s, c, vectors), none, none, none);
+            st = merge4(st, load_part(v, s, c), none, none, none);
         }
     }
     return st;

@@ -23,9 +23,7 @@ fn put_quad(at: u32, o: vec4<f32>) {
     partial_put4(at, o);
 }
 
-// The row's max and sum, after every split's rows.
+// The row's max and sum, after every split's rows (wgsl/partial_layout.wgsl).
 fn put_stats(b: u32, h: u32, row: u32, split: u32, m: f32, l_row: f32) {
-    let pairs = p.batch * p.q_heads * p.q_len * p.kv_splits * V_HEAD_DIM;
-    let at = pairs + 2u * partial_slot(b, h, row, split);
-    partial_put2(at, vec2<f32>(m, l_row));
+    partial_put2(pair_at((b * p.q_heads + h) * p.q_len + row, split), vec2<f32>(m, l_row));
 }

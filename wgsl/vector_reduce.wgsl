@@ -4,9 +4,10 @@
 //
 // One workgroup per query vector, written for latency (a few dozen splits, a few hundred values
 // each): one round of loads and one barrier. Thread t owns output columns [4c, 4c + 4)
-// (c = t % (V_HEAD_DIM / 4)) of splits lane, lane + LANES, ... (lane = t / (V_HEAD_DIM / 4)); it
-// loads each of its splits' max, sum and column quad, four splits at a time, and folds them into
-// an online (max, sum, quad) of its own: no load waits for another. The LANES partial states of
+// (c = t % (V_HEAD_DIM / 4)) of the groups of 4 consecutive splits lane, lane + LANES, ...
+// (lane = t / (V_HEAD_DIM / 4)); it loads a group's column quads and (max, sum) pairs together
+// (wgsl/split_combine.wgsl's `merge_group4`: 6 loads for 4 splits) and folds them into an
+// online (max, sum, quad) of its own: no load waits for another. The LANES partial states of
 // each column quad are then merged in workgroup memory. (Before: one thread per column walking
 // every split in serial loops, ~0.6 us per split on the H200; then a (max, sum) pass with a tree
 // in workgroup memory ahead of the column pass: two rounds of loads and nine barriers.)
@@ -45,10 +46,8 @@ fn main(
     let lane = t / quads;
     var st = Part(FLOOR, 0.0, vec4<f32>());
     if (lane < lanes && (ABLATE & 16u) == 0u) {
-        for (var s = lane; s < p.kv_splits; s += 4u * lanes) {
-            st = merge4(st, load_part(qv, s, c, vectors), load_part(qv, s + lanes, c, vectors),
-                        load_part(qv, s + 2u * lanes, c, vectors),
-                        load_part(qv, s + 3u * lanes, c, vectors));
+        for (var g = lane; 4u * g < p.kv_splits; g += lanes) {
+            st = merge_group4(st, qv, g, c);
         }
     }
     ml_s[t] = vec2<f32>(st.m, st.l);

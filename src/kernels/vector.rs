@@ -248,7 +248,7 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
-/// outputs merged in one part or two halves of the columns, see [`team_output_parts`]) and
+/// outputs merged in one part or two halves of the columns, see `team_output_parts`) and
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; with `decode_merge_parts`
 /// 1, 2, 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
@@ -558,13 +558,13 @@ pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles
 /// Whether the planner merges the splits in pass where [`merges_in_pass`] allows it, unless
 /// [`crate::PlanOptions::decode_merge_in_pass`] says: where the teams' outputs are in one part
 /// (d64 and d128; knob `decode_in_pass` 0 or 1 decides instead). On the H200 (BENCHMARKS.md,
-/// eighteenth session, run 47: f16 unless said, the partial results in 16-byte quads), against
-/// the reduce pass at 4096 / 16384 / 65536 / 131072 keys: d128 with 32/8 heads +8 / +1.5 / +2.2
-/// / +1.5%, 32/32 heads +7.7 / +3.2 / +0.9 / +0.5%, 2 query rows +0.4 / +4.6 / +1.8 / +1.1%;
-/// d64 +9 / +4.6 / +3.5 / +2.6%; f32 d128 +7.6 / +1.3 / +0.3 / +0.4%; but d256 (two parts)
-/// -2.6% at 16384 keys. (At 8192 keys the sweep read 1756 GB/s, the reduce pass 1805 in run 45.)
-/// The count and its fences cost ~0.2 us; the last split's merge of 33 splits (5 rounds of
-/// loads a thread at d128) ~3.6 us, against the reduce pass's ~4.4 with its dispatch.
+/// eighteenth session; f16 unless said), against the reduce pass at 4096 / 16384 / 65536 /
+/// 131072 keys: d128 with 32/8 heads +7.8 / +3.5 / +2.5 / +1.9% (run 48, the same at 8192);
+/// in run 47, before the groups of 4 splits, 32/32 heads +7.7 / +3.2 / +0.9 / +0.5%, 2 query
+/// rows +0.4 / +4.6 / +1.8 / +1.1%, d64 +9 / +4.6 / +3.5 / +2.6%, f32 d128 +7.6 / +1.3 / +0.3 /
+/// +0.4%; d256 (two parts) -0.8% at 16384 keys (run 48). The count and its fences cost ~0.2 us;
+/// the last split's merge of 33 splits (5 rounds of 6 loads a thread at d128) ~3.3 us, against
+/// the reduce pass's ~4 with its dispatch.
 pub fn merges_in_pass_by_default(t: &VectorTiles) -> bool {
     match crate::tune::knob("decode_in_pass") {
         Some(n) => n == 1,
@@ -786,18 +786,18 @@ pub fn scratch_bytes(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
     partial_bytes(desc, t.kv_splits)
 }
 
-/// Bytes of `kv_splits` splits' partial results (the layout `wgsl/vector_reduce.wgsl` reads,
-/// also written by the cooperative kernel's KV splits): per split and query vector,
-/// `v_head_dim` unnormalised outputs, then a (max, sum) pair; rounded up to whole 16-byte quads
-/// (the subgroup kernel and the reduce pass read and write the pairs through their quads).
+/// Bytes of `kv_splits` splits' partial results (`wgsl/partial_layout.wgsl`, which
+/// `wgsl/vector_reduce.wgsl` reads, also written by the fused kernels' KV splits): per query
+/// vector, `kv_splits` rows of `v_head_dim` unnormalised outputs, then `kv_splits` rounded up to
+/// even (max, sum) pairs (each vector's pairs on whole 16-byte quads, which the subgroup kernel
+/// and the reduce pass load).
 pub fn partial_bytes(desc: &AttentionDesc, kv_splits: u32) -> u64 {
-    (desc.batch as u64
+    let pairs = kv_splits.next_multiple_of(2) as u64;
+    desc.batch as u64
         * desc.q_heads as u64
         * desc.q_len as u64
-        * kv_splits as u64
-        * (desc.v_head_dim as u64 + 2)
-        * 4)
-    .next_multiple_of(16)
+        * (kv_splits as u64 * desc.v_head_dim as u64 + 2 * pairs)
+        * 4
 }
 
 /// `bytes` of split scratch (`what`, for the error), checked against the adapter's storage
