@@ -40,22 +40,23 @@ fn load_part(qv: u32, s: u32, c: u32) -> Part {
 }
 
 // `st` merged with splits 4g .. 4g + 3 of column quad c of query vector qv (those past the
-// splits empty): their four column quads and their pairs in two quad loads (a vector's pairs
-// start on a quad; the second load clamped to the vector's last quad). Loads of splits past
+// splits empty, whatever g): their four column quads and their pairs in two quad loads (a
+// vector's pairs start on a quad; the loads clamped to the vector's last split and quad). Loads of splits past
 // kv_splits are clamped, not skipped: on the H200 skipping them (branches uniform over a
 // subgroup) was no faster (BENCHMARKS.md, eighteenth session, run 49).
 fn merge_group4(st: Part, qv: u32, g: u32, c: u32) -> Part {
     let s = 4u * g;
     let last = p.kv_splits - 1u;
-    let q0 = pair_at(qv, s) / 4u;
+    let q_last = pair_at(qv, pair_splits() - 2u) / 4u;
+    let q0 = min(pair_at(qv, min(s, last)) / 4u, q_last);
     let ml0 = partial[q0];
-    let ml1 = partial[min(q0 + 1u, pair_at(qv, pair_splits() - 2u) / 4u)];
+    let ml1 = partial[min(q0 + 1u, q_last)];
     let inside = vec4<u32>(s, s + 1u, s + 2u, s + 3u) < vec4<u32>(p.kv_splits);
     let ms = select(vec4<f32>(FLOOR), vec4<f32>(ml0.x, ml0.z, ml1.x, ml1.z), inside);
     let ls = select(vec4<f32>(), vec4<f32>(ml0.y, ml0.w, ml1.y, ml1.w), inside);
     let row = qv * p.kv_splits;
     let dv4 = V_HEAD_DIM / 4u;
-    let o0 = select(vec4<f32>(), partial[(row + s) * dv4 + c], inside.x);
+    let o0 = select(vec4<f32>(), partial[(row + min(s, last)) * dv4 + c], inside.x);
     let o1 = select(vec4<f32>(), partial[(row + min(s + 1u, last)) * dv4 + c], inside.y);
     let o2 = select(vec4<f32>(), partial[(row + min(s + 2u, last)) * dv4 + c], inside.z);
     let o3 = select(vec4<f32>(), partial[(row + min(s + 3u, last)) * dv4 + c], inside.w);

@@ -48,9 +48,9 @@ fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
     out[at + 3u] = x.w;
 }
 
-// Thread t's merge of column quad c of query vector r over its splits: the groups of 4
-// consecutive splits lane, lane + lanes, ... (MERGE_PARTS 4), else splits lane, lane + lanes, ...
-// MERGE_PARTS a round (profiling).
+// Thread t's merge of column quad c of query vector r over its splits: the groups of
+// MERGE_PARTS (4 or 8) consecutive splits lane, lane + lanes, ..., else splits lane,
+// lane + lanes, ... MERGE_PARTS a round (profiling).
 fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: u32) -> Part {
     var st = Part(FLOOR, 0.0, vec4<f32>());
     let qv = query_vector(kv_head, qv0, r);
@@ -66,18 +66,15 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
         }
         return st;
     }
+    if (MERGE_PARTS == 8u) {
+        // Groups of 8 consecutive splits: 12 loads a round, fewer rounds (untried on a GPU).
+        for (var g = lane; 8u * g < p.kv_splits; g += lanes) {
+            st = merge_group4(merge_group4(st, v, 2u * g, c), v, 2u * g + 1u, c);
+        }
+        return st;
+    }
     for (var s = lane; s < p.kv_splits; s += MERGE_PARTS * lanes) {
-        if (MERGE_PARTS == 8u) {
-            let a = load_part(v, s, c);
-            let b = load_part(v, s + lanes, c);
-            let c2 = load_part(v, s + 2u * lanes, c);
-            let d = load_part(v, s + 3u * lanes, c);
-            let e = load_part(v, s + 4u * lanes, c);
-            let f = load_part(v, s + 5u * lanes, c);
-            let g = load_part(v, s + 6u * lanes, c);
-            let h = load_part(v, s + 7u * lanes, c);
-            st = merge4(merge4(st, a, b, c2, d), e, f, g, h);
-        } else if (MERGE_PARTS == 2u) {
+        if (MERGE_PARTS == 2u) {
             st = merge4(st, load_part(v, s, c), load_part(v, s + lanes, c),
                         none, none);
         } else {
