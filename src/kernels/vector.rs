@@ -997,6 +997,44 @@ mod tests {
     }
 
     #[test]
+    fn the_planner_merges_in_pass_where_the_outputs_are_in_one_part_on_vulkan() {
+        use crate::planner::{plan, Kernel, PlanOptions};
+        let ending = |caps: &Capabilities, d: u32, kv: u32, in_pass: Option<bool>| {
+            let desc = AttentionDesc::new(1, 32, 8, 1, kv, d).with_dtype(crate::desc::DType::F16);
+            let options = PlanOptions {
+                decode_merge_in_pass: in_pass,
+                ..PlanOptions::default()
+            };
+            let p = plan(caps, &desc, &options).unwrap();
+            let Kernel::Vector(t) = p.kernel() else {
+                panic!("not the decode kernel: {p}")
+            };
+            // One dispatch when merged in pass, the reduce pass after the split pass otherwise.
+            assert_eq!(
+                p.dispatches().len(),
+                1 + (t.kv_splits > 1 && !t.merged) as usize,
+                "{p}"
+            );
+            assert_eq!(p.arrival_bytes() > 0, t.merged, "{p}");
+            (t.kv_splits > 1).then_some(t.merged)
+        };
+        let nvidia = Capabilities::nvidia_vulkan();
+        for d in [64, 128] {
+            assert_eq!(ending(&nvidia, d, 16384, None), Some(true), "d{d}");
+            assert_eq!(ending(&nvidia, d, 16384, Some(false)), Some(false), "d{d}");
+        }
+        // d256's outputs in halves: the reduce pass unless asked.
+        assert_eq!(ending(&nvidia, 256, 16384, None), Some(false));
+        assert_eq!(ending(&nvidia, 256, 16384, Some(true)), Some(true));
+        // One split: nothing to merge.
+        assert_eq!(ending(&nvidia, 128, 256, None), None);
+        // Metal: never (its barriers order device memory within a threadgroup only).
+        let apple = Capabilities::apple_m_series();
+        assert_eq!(ending(&apple, 128, 16384, None), Some(false));
+        assert_eq!(ending(&apple, 128, 16384, Some(true)), Some(false));
+    }
+
+    #[test]
     fn long_caches_are_split_and_short_ones_are_not() {
         let caps = Capabilities::nvidia_vulkan();
         let long = AttentionDesc::new(1, 32, 8, 1, 131072, 128);
