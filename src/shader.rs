@@ -147,9 +147,10 @@ impl KernelEntry {
     }
 
     /// The declaration of `partial` (the split partial results of `wgsl/split_partial.wgsl`),
-    /// their layout (`wgsl/partial_layout.wgsl`) and the stores that go with them, for the passes that use it: 16-byte quads for the
-    /// subgroup kernel (`@coherent` where its last split reads every split's) and the reduce
-    /// pass (read only); floats for the kernels that also store single columns.
+    /// their layout (`wgsl/partial_layout.wgsl`) and the stores that go with them, for the
+    /// passes that use it: 16-byte quads for the subgroup kernel (`@coherent` where its last
+    /// split reads every split's) and the reduce pass (read only); floats for the kernels that
+    /// also store single columns.
     fn partial_declaration(self) -> Option<[&'static str; 3]> {
         Some(match self {
             KernelEntry::VectorSubgroupMerged => [

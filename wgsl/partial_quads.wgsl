@@ -1,15 +1,15 @@
 // Stores to `partial` declared as array<vec4<f32>> (src/shader.rs writes the declaration): one
-// 16-byte store a column quad instead of four. Indices are in floats, as in
+// 16-byte store a column quad instead of four (`put_quad`, `put_pair`: wgsl/split_partial.wgsl). Indices are in floats, as in
 // wgsl/partial_words.wgsl: a quad starts at a multiple of 4, a pair at a multiple of 2 (the
 // scratch is a whole number of quads: src/kernels/vector.rs, partial_bytes).
 
 // The column quad [at, at + 4).
-fn partial_put4(at: u32, o: vec4<f32>) {
+fn put_quad(at: u32, o: vec4<f32>) {
     partial[at / 4u] = o;
 }
 
 // The pair [at, at + 2): the first or second half of its quad.
-fn partial_put2(at: u32, x: vec2<f32>) {
+fn put_pair(at: u32, x: vec2<f32>) {
     if ((at & 2u) == 0u) {
         partial[at / 4u].x = x.x;
         partial[at / 4u].y = x.y;

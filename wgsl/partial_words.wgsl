@@ -3,7 +3,7 @@
 // read their own maxima back (wgsl/coop_maxima_split.wgsl). Indices are in floats.
 
 // The column quad [at, at + 4).
-fn partial_put4(at: u32, o: vec4<f32>) {
+fn put_quad(at: u32, o: vec4<f32>) {
     partial[at] = o.x;
     partial[at + 1u] = o.y;
     partial[at + 2u] = o.z;
@@ -11,7 +11,7 @@ fn partial_put4(at: u32, o: vec4<f32>) {
 }
 
 // The pair [at, at + 2).
-fn partial_put2(at: u32, x: vec2<f32>) {
+fn put_pair(at: u32, x: vec2<f32>) {
     partial[at] = x.x;
     partial[at + 1u] = x.y;
 }

@@ -2,8 +2,8 @@
 // query vector's column quad, and the online merge of such shares. Used by the reduce pass
 // (wgsl/vector_reduce.wgsl) and by the split pass that merges its own splits
 // (wgsl/split_merge_in_pass.wgsl). Reads `partial`, which the generated header declares as
-// array<vec4<f32>> (src/shader.rs): a split's column quad in one 16-byte load, its (max, sum) in
-// half of another.
+// array<vec4<f32>> (src/shader.rs): a split's column quad in one 16-byte load, two splits'
+// (max, sum) in another.
 
 // One split's share of a query vector: its max, its sum and a column quad of its output.
 struct Part {
@@ -22,28 +22,11 @@ fn merge4(st: Part, a: Part, b: Part, c: Part, d: Part) -> Part {
     return Part(m, l, o);
 }
 
-// Split s's part for column quad c of query vector qv; past the splits an empty one. Split
-// min(s, kv_splits - 1) is loaded whatever s is and the empty part picked by a select, not a
-// branch, so that the loads of a round are issued together rather than one branch at a time.
-fn load_part(qv: u32, s: u32, c: u32) -> Part {
-    let sc = min(s, p.kv_splits - 1u);
-    let pair = pair_at(qv, sc);
-    let at = (qv * p.kv_splits + sc) * V_HEAD_DIM + 4u * c;
-    let inside = s < p.kv_splits;
-    let ml = partial[pair / 4u];
-    let pr = select(ml.xy, ml.zw, (pair & 2u) != 0u);
-    return Part(
-        select(FLOOR, pr.x, inside),
-        select(0.0, pr.y, inside),
-        select(vec4<f32>(), partial[at / 4u], inside),
-    );
-}
-
 // `st` merged with splits 4g .. 4g + 3 of column quad c of query vector qv (those past the
 // splits empty, whatever g): their four column quads and their pairs in two quad loads (a
-// vector's pairs start on a quad; the loads clamped to the vector's last split and quad). Loads of splits past
-// kv_splits are clamped, not skipped: on the H200 skipping them (branches uniform over a
-// subgroup) was no faster (BENCHMARKS.md, eighteenth session, run 49).
+// vector's pairs start on a quad; the loads clamped to the vector's last split and quad). The
+// loads of splits past kv_splits are clamped, not skipped: on the H200 skipping them (branches
+// uniform over a subgroup) was no faster (BENCHMARKS.md, eighteenth session, run 49).
 fn merge_group4(st: Part, qv: u32, g: u32, c: u32) -> Part {
     let s = 4u * g;
     let last = p.kv_splits - 1u;

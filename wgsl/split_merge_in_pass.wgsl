@@ -49,8 +49,7 @@ fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
 }
 
 // Thread t's merge of column quad c of query vector r over its splits: the groups of
-// MERGE_PARTS (4 or 8) consecutive splits lane, lane + lanes, ..., else splits lane,
-// lane + lanes, ... MERGE_PARTS a round (profiling).
+// MERGE_PARTS (4 or 8) consecutive splits lane, lane + lanes, ...
 fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: u32) -> Part {
     var st = Part(FLOOR, 0.0, vec4<f32>());
     let qv = query_vector(kv_head, qv0, r);
@@ -58,14 +57,6 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
         return st;
     }
     let v = (b * p.q_heads + qv.h) * p.q_len + qv.i;
-    let none = Part(FLOOR, 0.0, vec4<f32>());
-    if (MERGE_PARTS == 4u) {
-        // Groups of 4 consecutive splits, two of whose pairs share a quad: 6 loads a round.
-        for (var g = lane; 4u * g < p.kv_splits; g += lanes) {
-            st = merge_group4(st, v, g, c);
-        }
-        return st;
-    }
     if (MERGE_PARTS == 8u) {
         // Groups of 8 consecutive splits: 12 loads a round, fewer rounds (untried on a GPU).
         for (var g = lane; 8u * g < p.kv_splits; g += lanes) {
@@ -73,13 +64,9 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
         }
         return st;
     }
-    for (var s = lane; s < p.kv_splits; s += MERGE_PARTS * lanes) {
-        if (MERGE_PARTS == 2u) {
-            st = merge4(st, load_part(v, s, c), load_part(v, s + lanes, c),
-                        none, none);
-        } else {
-            st = merge4(st, load_part(v, s, c), none, none, none);
-        }
+    // Groups of 4 consecutive splits, two of whose pairs share a quad: 6 loads a round.
+    for (var g = lane; 4u * g < p.kv_splits; g += lanes) {
+        st = merge_group4(st, v, g, c);
     }
     return st;
 }

@@ -18,12 +18,10 @@ fn row_dest(b: u32, h: u32, row: u32, split: u32) -> u32 {
     return partial_slot(b, h, row, split) * V_HEAD_DIM;
 }
 
-// Stores the split's column quad [at, at + 4) (at from `row_dest`).
-fn put_quad(at: u32, o: vec4<f32>) {
-    partial_put4(at, o);
-}
+// A split's column quad [at, at + 4) (at from `row_dest`) goes to `partial` through `put_quad`
+// (wgsl/partial_quads.wgsl or wgsl/partial_words.wgsl).
 
 // The row's max and sum, after every split's rows (wgsl/partial_layout.wgsl).
 fn put_stats(b: u32, h: u32, row: u32, split: u32, m: f32, l_row: f32) {
-    partial_put2(pair_at((b * p.q_heads + h) * p.q_len + row, split), vec2<f32>(m, l_row));
+    put_pair(pair_at((b * p.q_heads + h) * p.q_len + row, split), vec2<f32>(m, l_row));
 }

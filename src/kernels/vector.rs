@@ -251,7 +251,7 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`) and
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; with `decode_merge_parts`
-/// 1, 2, 4 or 8 splits a thread loads a round and `decode_merge_ablate` the profiling bits of
+/// 4 or 8 consecutive splits a thread loads a round and `decode_merge_ablate` the profiling bits of
 /// `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
@@ -539,8 +539,8 @@ const MERGE_FLAG_BYTES: u32 = 4;
 /// Whether the subgroup kernel with tiles `t` can have its last split to finish merge the splits
 /// itself (`wgsl/split_merge_in_pass.wgsl`) in place of the reduce pass after it: with several
 /// splits, where the teams' outputs hold two vec4s a thread (`2 * team * output_parts <=
-/// v_head_dim`), on Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where naga's
-/// `storageBarrier()` is a device-scope acquire-release fence. Elsewhere (Metal, whose
+/// v_head_dim`), on Vulkan with `@coherent` storage (`Capabilities::coherent_storage`), where
+/// naga's `storageBarrier()` is a device-scope acquire-release fence. Elsewhere (Metal, whose
 /// threadgroup barriers order device memory only within a threadgroup; D3D12 and GL, untried)
 /// the reduce pass stays.
 ///
@@ -572,14 +572,18 @@ pub fn merges_in_pass_by_default(t: &VectorTiles) -> bool {
     }
 }
 
+/// Query groups a KV head's query vectors (its GQA group times `q_len`) make, `rows` a workgroup.
+fn groups_per_head(desc: &AttentionDesc, rows: u32) -> u32 {
+    (desc.group_size() * desc.q_len).div_ceil(rows)
+}
+
 /// The arrival counters (u32, zeros between calls) of a plan whose split pass merges its own
 /// splits: one per query group (batch, KV head, group of query vectors); 0 otherwise.
 pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
     if !t.merged {
         return 0;
     }
-    let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
-    desc.batch as u64 * desc.kv_heads as u64 * groups_per_head as u64
+    desc.batch as u64 * desc.kv_heads as u64 * groups_per_head(desc, t.rows) as u64
 }
 
 /// `(kv_splits, split_len)` of a decode split pass with `rows` query vectors a workgroup and
@@ -592,7 +596,7 @@ fn key_splits_for(
     block_k: u32,
     splits: Option<u32>,
 ) -> Result<(u32, u32)> {
-    let base = desc.batch * desc.kv_heads * (desc.group_size() * desc.q_len).div_ceil(rows);
+    let base = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
     let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
     let wanted = match splits {
         Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
@@ -863,7 +867,7 @@ pub fn plan(
 ) -> Result<(Vec<Dispatch>, u64)> {
     let scratch = check_scratch(caps, "decode split scratch bytes", scratch_bytes(desc, t))?;
     let heads = desc.batch * desc.q_heads;
-    let groups_per_head = (desc.group_size() * desc.q_len).div_ceil(t.rows);
+    let groups = groups_per_head(desc, t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     // Profiling only (wrong results): 1 no reduce pass; the split pass's bits, 4 no KV tiles and
     // 32 no K/V loads.
@@ -889,8 +893,7 @@ pub fn plan(
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
         } else {
-            let parts =
-                crate::tune::knob("decode_merge_parts").filter(|n| [1, 2, 4, 8].contains(n));
+            let parts = crate::tune::knob("decode_merge_parts").filter(|n| [4, 8].contains(n));
             constants.push(("MERGE_PARTS", parts.unwrap_or(4)));
             if let Some(bits) = crate::tune::knob("decode_merge_ablate") {
                 constants.push(("MERGE_ABLATE", bits));
@@ -921,7 +924,7 @@ pub fn plan(
     };
     let mut dispatches = vec![Dispatch {
         variant: split_pass,
-        workgroups: [t.kv_splits, desc.kv_heads * groups_per_head, desc.batch],
+        workgroups: [t.kv_splits, desc.kv_heads * groups, desc.batch],
         head_base: 0,
         head_count: heads,
         splits: Some((t.kv_splits, t.split_len)),
