@@ -446,9 +446,14 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             // 4, 4, 4 and 1 query vectors a KV head: one workgroup a KV head; 16: four.
             for (hq, hkv, q_len) in [(8, 2, 1), (4, 1, 1), (4, 2, 2), (3, 3, 1), (8, 2, 4)] {
                 for kv_len in [1, 7, 1000, 5000] {
-                    for splits in [None, Some(1), Some(3)] {
+                    // 11 splits: three groups of 4 for the in-pass merge, so that threads sharing
+                    // a column quad each fold some (their parts meet in workgroup memory).
+                    for splits in [None, Some(1), Some(3), Some(11)] {
                         // 5000 keys in one split of 1 key a block pass lavapipe's loop budget.
                         if d == 256 && dv == 64 && kv_len == 5000 && splits == Some(1) {
+                            continue;
+                        }
+                        if splits == Some(11) && kv_len < 1000 {
                             continue;
                         }
                         let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, d)

@@ -31,7 +31,7 @@ const KNOB_SETS: [&str; 6] = [
     "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
     "decode_merge=2,decode_sg=0",
-    "decode_os_parts=2,decode_in_pass=1,decode_merge_parts=8",
+    "decode_os_parts=2,decode_in_pass=1",
 ];
 
 #[test]

@@ -48,8 +48,10 @@ fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
     out[at + 3u] = x.w;
 }
 
-// Thread t's merge of column quad c of query vector r over its splits: the groups of
-// MERGE_PARTS (4 or 8) consecutive splits lane, lane + lanes, ...
+// Thread t's merge of column quad c of query vector r over its splits: the groups of 4
+// consecutive splits lane, lane + lanes, ..., 6 loads a round. (On the H200 groups of 8
+// consecutive splits a round were slower, and so were the loads of 2 or 3 groups issued before
+// merging any: BENCHMARKS.md, nineteenth session, runs 50, 53 and 54.)
 fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: u32) -> Part {
     var st = Part(FLOOR, 0.0, vec4<f32>());
     let qv = query_vector(kv_head, qv0, r);
@@ -57,15 +59,9 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
         return st;
     }
     let v = (b * p.q_heads + qv.h) * p.q_len + qv.i;
-    if (MERGE_PARTS == 8u) {
-        // Groups of 8 consecutive splits: 12 loads a round, fewer rounds (untried on a GPU).
-        for (var g = lane; 8u * g < p.kv_splits; g += lanes) {
-            st = merge_group4(merge_group4(st, v, 2u * g, c), v, 2u * g + 1u, c);
-        }
-        return st;
-    }
-    // Groups of 4 consecutive splits, two of whose pairs share a quad: 6 loads a round.
-    for (var g = lane; 4u * g < p.kv_splits; g += lanes) {
+    // MERGE_ABLATE 32 (profiling, wrong results): the first 8 splits only.
+    let splits = select(p.kv_splits, min(p.kv_splits, 8u), (MERGE_ABLATE & 32u) != 0u);
+    for (var g = lane; 4u * g < splits; g += lanes) {
         st = merge_group4(st, v, g, c);
     }
     return st;

@@ -250,9 +250,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`) and
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
-/// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; with `decode_merge_parts`
-/// 4 or 8 consecutive splits a thread loads a round and `decode_merge_ablate` the profiling bits of
-/// `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
+/// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
+/// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -563,8 +562,8 @@ pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles
 /// in run 47, before the groups of 4 splits, 32/32 heads +7.7 / +3.2 / +0.9 / +0.5%, 2 query
 /// rows +0.4 / +4.6 / +1.8 / +1.1%, d64 +9 / +4.6 / +3.5 / +2.6%, f32 d128 +7.6 / +1.3 / +0.3 /
 /// +0.4%; d256 (two parts) -0.8% at 16384 keys (run 48). The count and its fences cost ~0.2 us;
-/// the last split's merge of 33 splits (5 rounds of 6 loads a thread at d128) ~3.3 us, against
-/// the reduce pass's ~4 with its dispatch.
+/// the last split's merge of 33 splits (5 rounds of 6 loads a thread at d128) ~2.9 us (nineteenth
+/// session, run 50), against the reduce pass's ~4 with its dispatch.
 pub fn merges_in_pass_by_default(t: &VectorTiles) -> bool {
     match crate::tune::knob("decode_in_pass") {
         Some(n) => n == 1,
@@ -893,8 +892,6 @@ pub fn plan(
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
         } else {
-            let parts = crate::tune::knob("decode_merge_parts").filter(|n| [4, 8].contains(n));
-            constants.push(("MERGE_PARTS", parts.unwrap_or(4)));
             if let Some(bits) = crate::tune::knob("decode_merge_ablate") {
                 constants.push(("MERGE_ABLATE", bits));
             }
