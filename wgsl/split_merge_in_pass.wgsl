@@ -37,7 +37,8 @@ fn fence() {
 // was excluded: l == 0).
 fn put_merged(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, st: Part) {
     let qv = query_vector(kv_head, qv0, r);
-    if (!qv.valid) {
+    // MERGE_ABLATE 512 (profiling, wrong results): no output stores (the merge still computed).
+    if (!qv.valid || ((MERGE_ABLATE & 512u) != 0u && st.l != -1.0)) {
         return;
     }
     let x = vec4<elem>(select(st.o / st.l, vec4<f32>(0.0), st.l == 0.0));
@@ -111,6 +112,13 @@ fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
     let unit = t % units;
     if (t < units * lanes) {
         st = merge_unit(kv_head, qv0, b, unit / dv4, unit % dv4, t / units, lanes);
+    }
+    if ((MERGE_ABLATE & 256u) != 0u) {
+        // Profiling, wrong results: each unit's first thread writes its own part, no combine.
+        if (t < units) {
+            put_merged(kv_head, qv0, b, unit / dv4, unit % dv4, st);
+        }
+        return;
     }
     o_s[t] = st.o;
     o_s[threads + t] = vec4<f32>(st.m, st.l, 0.0, 0.0);
