@@ -1,4 +1,4 @@
-// Combining split partial results (wgsl/split_partial.wgsl's layout): one split's share of a
+// Combining split partial results (wgsl/partial_layout.wgsl's layout): one split's share of a
 // query vector's column quad, and the online merge of such shares. Used by the reduce pass
 // (wgsl/vector_reduce.wgsl) and by the split pass that merges its own splits
 // (wgsl/split_merge_in_pass.wgsl). Reads `partial`, which the generated header declares as
