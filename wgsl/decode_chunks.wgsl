@@ -37,7 +37,8 @@ fn stage_queries(kv_head: u32, qv0: u32, b: u32, t: u32, rows: u32, threads: u32
         let d = (e % d4) * 4u;
         let qv = query_vector(kv_head, qv0, r);
         var x = vec4<f32>();
-        if (qv.valid) {
+        // ABLATE 64 (profiling, wrong results): no query loads (zeros).
+        if (qv.valid && (ABLATE & 64u) == 0u) {
             let at = row_base(p.q, b, qv.h, qv.i) + d;
             x = vec4<f32>(f32(q[at]), f32(q[at + 1u]), f32(q[at + 2u]), f32(q[at + 3u]));
         }

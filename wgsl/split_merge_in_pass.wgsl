@@ -63,7 +63,9 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
     // MERGE_ABLATE 32 (profiling, wrong results): the first 8 splits only.
     let splits = select(p.kv_splits, min(p.kv_splits, 8u), (MERGE_ABLATE & 32u) != 0u);
     for (var g = lane; 4u * g < splits; g += lanes) {
-        st = merge_group4(st, v, g, c);
+        // MERGE_ABLATE 64 (profiling, wrong results): every round loads the lane's first group
+        // again (the same rounds, a quarter of the distinct lines).
+        st = merge_group4(st, v, select(g, lane, (MERGE_ABLATE & 64u) != 0u), c);
     }
     return st;
 }

@@ -852,13 +852,15 @@ pub(crate) fn reduce_dispatch(
 ///
 /// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
 /// pass, 2 the reduce pass's work (it returns at once), 8 its output stores, 16 its loads, 4 the
-/// KV tiles, 32 the K and V loads (zeros instead). On the H200 (32/8 heads, d128,
+/// KV tiles, 32 the K and V loads (zeros instead), 64 the query loads (zeros; not the
+/// cooperative-matrix kernel). On the H200 (32/8 heads, d128,
 /// kv 16384, 41 us a call) they showed the fixed costs: 6 us a call with neither (one dispatch
 /// staging the queries and writing (max, sum)), 13 us without the tiles, the reduce pass 5 us
 /// (benches/results/h200-2026-11-30b-sweeps); 16 us with everything but the loads (twelfth
 /// session, sweep 3), against 38-39 with them. The subgroup kernel (thirteenth session,
 /// benches/results/h200-2026-12-01-sweeps): 30 us without the reduce pass against 34.4 with it
-/// at 16384 keys, 31.1 with the pass returning at once (2), 13 us without the loads.
+/// at 16384 keys, 31.1 with the pass returning at once (2), 13 us without the loads; in the
+/// twentieth session (run 58) the query loads cost ~0.2 us a call at 16384 keys (64).
 pub fn plan(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -868,10 +870,10 @@ pub fn plan(
     let heads = desc.batch * desc.q_heads;
     let groups = groups_per_head(desc, t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
-    // Profiling only (wrong results): 1 no reduce pass; the split pass's bits, 4 no KV tiles and
-    // 32 no K/V loads.
+    // Profiling only (wrong results): 1 no reduce pass; the split pass's bits, 4 no KV tiles,
+    // 32 no K/V loads and 64 no query loads.
     let ablate = crate::tune::knob("decode_ablate").unwrap_or(0);
-    let split_ablate = ablate & (4 | 32);
+    let split_ablate = ablate & (4 | 32 | 64);
     let split_pass = if t.matrix {
         matrix_variant(desc, t, split_ablate)
     } else if t.team > 0 {
@@ -885,7 +887,7 @@ pub fn plan(
             ("VEC", t.vectorized as u32),
             ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
             ("MASK_KIND", mask_kind(desc)),
-            ("ABLATE", split_ablate & 32),
+            ("ABLATE", split_ablate & (32 | 64)),
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
         ];
