@@ -27,14 +27,19 @@ struct DecodeGroup {
     key_end: u32,
 }
 
+// Query groups of `rows` query vectors a KV head makes (the host's `groups_per_head`).
+fn groups_per_head(rows: u32) -> u32 {
+    return (p.group * p.q_len + rows - 1u) / rows;
+}
+
 fn decode_group(wg: vec3<u32>, rows: u32) -> DecodeGroup {
-    let groups_per_head = (p.group * p.q_len + rows - 1u) / rows;
+    let per_head = groups_per_head(rows);
     let key_begin = wg.x * p.split_len;
     var key_end = min(key_begin + p.split_len, p.kv_len);
     if (MASK_KIND == 1u) {
         let visible = i32(p.q_len - 1u) + p.causal_shift + 1;
         key_end = min(key_end, u32(clamp(visible, 0, i32(p.kv_len))));
     }
-    return DecodeGroup(wg.x, wg.y / groups_per_head, (wg.y % groups_per_head) * rows, wg.z,
+    return DecodeGroup(wg.x, wg.y / per_head, (wg.y % per_head) * rows, wg.z,
                        key_begin, key_end);
 }

@@ -80,21 +80,22 @@ fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
     if ((MERGE_ABLATE & 2u) != 0u) {
         return;
     }
+    let at = (b * p.kv_heads + kv_head) * groups_per_head(RG) + qv0 / RG;
     if (t == 0u) {
-        let per_head = (p.group * p.q_len + RG - 1u) / RG;
-        let at = (b * p.kv_heads + kv_head) * per_head + qv0 / RG;
-        let last = atomicAdd(&arrivals[at], 1u) + 1u == p.kv_splits;
-        if (last) {
-            atomicStore(&arrivals[at], 0u);
-        }
-        last_s = u32(last);
+        last_s = u32(atomicAdd(&arrivals[at], 1u) + 1u == p.kv_splits);
     }
-    fence(); // acquire: thread 0 read the last count; every thread past it
+    // Acquire: thread 0 read the last count, and every thread passes this fence after it. (A
+    // third fence here, as there was until the twenty-first session, orders nothing more: on
+    // the H200, where each fence is a MEMBAR.SC.GPU, the call was ~0.3% faster without it.)
+    fence();
     if (workgroupUniformLoad(&last_s) == 0u || (MERGE_ABLATE & 1u) != 0u) {
         return;
     }
-    if ((MERGE_ABLATE & 16u) == 0u) {
-        fence();
+    // The counter back to zero for the next call (every split has counted: no other workgroup
+    // touches it again in this one), after the fences so that they need not wait for the store
+    // (no faster on the H200, BENCHMARKS.md, twenty-first session, but nothing waits on it).
+    if (t == 0u) {
+        atomicStore(&arrivals[at], 0u);
     }
 
     // Units are (query vector, column quad); `lanes` threads share a unit where there are

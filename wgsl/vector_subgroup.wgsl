@@ -49,9 +49,9 @@ override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; 
 override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that many parts of columns
 // Of wgsl/split_merge_in_pass.wgsl, declared here: naga 30 panicked on an override declared in
 // that piece after the kernel. MERGE_ABLATE is for profiling only (wrong results): 1 no merge,
-// 2 no count either, 4 workgroup barriers for the fences, 8 nothing, 16 no third fence at the end,
-// 32 the first 8 splits merged only, 64 every round of the merge loading its first group again,
-// 256 no combine of the threads sharing a column quad, 512 no output stores.
+// 2 no count either, 4 workgroup barriers for the fences, 8 nothing, 32 the first 8 splits
+// merged only, 64 every round of the merge loading its first group again, 256 no combine of
+// the threads sharing a column quad, 512 no output stores.
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
