@@ -16,7 +16,8 @@
 
 @group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;
 
-// Whether this workgroup arrived last (thread 0 writes it). Where several threads share a column
+// Whether this workgroup arrived last (thread 0 writes it; 2 for the first to count where
+// MERGE_ABLATE 1024 times the arrivals). Where several threads share a column
 // quad, each one's merged part goes to the kernel's `o_s` (the teams' outputs, read before the
 // first fence): its quad at t, its (max, sum) at TEAM * TEAMS + t (the host checks that
 // 2 * TEAM * OS_PARTS <= V_HEAD_DIM). No workgroup memory of its own: on the H200 6 KB more
@@ -70,6 +71,42 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
     return st;
 }
 
+// Profiling only (MERGE_ABLATE 1024, wrong results; it waits for other workgroups, which only a
+// GPU that holds every workgroup of the call at once allows; examples/arrival_spread.rs reads
+// it): the first workgroup of the query group to count polls counter `at` until every split
+// has counted, and writes to its first query vector's output row, at k, the poll at which the
+// count first passed k (k < kv_splits), and at V_HEAD_DIM - 1 the polls in all; with
+// MERGE_ABLATE 2048 it polls 1000 times more (their time, from `sdpa bench`, is the poll's
+// period). Then it sets the counter back to zero (nothing merges).
+fn record_arrivals(kv_head: u32, qv0: u32, b: u32, at: u32) {
+    let qv = query_vector(kv_head, qv0, 0u);
+    let row = row_base(p.out, b, qv.h, qv.i);
+    out[row] = elem(0.0);
+    var seen = 1u;
+    var i = 0u;
+    loop {
+        let c = min(atomicLoad(&arrivals[at]), V_HEAD_DIM - 1u);
+        for (; seen < c; seen++) {
+            out[row + seen] = elem(f32(min(i, 60000u)));
+        }
+        if (c >= min(p.kv_splits, V_HEAD_DIM - 1u) || i >= 1048576u) {
+            break;
+        }
+        i++;
+    }
+    if ((MERGE_ABLATE & 2048u) != 0u) {
+        var x = 0u;
+        for (var n = 0u; n < 1000u; n++) {
+            x += atomicLoad(&arrivals[at]);
+        }
+        if (x == 0xffffffffu) {
+            out[row + 1u] = elem(1.0);
+        }
+    }
+    out[row + V_HEAD_DIM - 1u] = elem(f32(min(i, 60000u)));
+    atomicStore(&arrivals[at], 0u);
+}
+
 // Called by every thread t of the workgroup of query vectors qv0.. of KV head kv_head, batch b,
 // after its partial results are stored.
 fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
@@ -82,13 +119,24 @@ fn merge_splits(kv_head: u32, qv0: u32, b: u32, t: u32) {
     }
     let at = (b * p.kv_heads + kv_head) * groups_per_head(RG) + qv0 / RG;
     if (t == 0u) {
-        last_s = u32(atomicAdd(&arrivals[at], 1u) + 1u == p.kv_splits);
+        let count = atomicAdd(&arrivals[at], 1u);
+        last_s = u32(count + 1u == p.kv_splits);
+        if ((MERGE_ABLATE & 1024u) != 0u && count == 0u) {
+            last_s = 2u; // profiling: the first to count (see `record_arrivals`)
+        }
     }
     // Acquire: thread 0 read the last count, and every thread passes this fence after it. (A
     // third fence here, as there was until the twenty-first session, orders nothing more: on
     // the H200, where each fence is a MEMBAR.SC.GPU, the call was ~0.3% faster without it.)
     fence();
-    if (workgroupUniformLoad(&last_s) == 0u || (MERGE_ABLATE & 1u) != 0u) {
+    let role = workgroupUniformLoad(&last_s);
+    if ((MERGE_ABLATE & 1024u) != 0u) {
+        if (role == 2u && t == 0u) {
+            record_arrivals(kv_head, qv0, b, at);
+        }
+        return;
+    }
+    if (role == 0u || (MERGE_ABLATE & 1u) != 0u) {
         return;
     }
     // The counter back to zero for the next call (every split has counted: no other workgroup

@@ -51,7 +51,8 @@ override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that ma
 // that piece after the kernel. MERGE_ABLATE is for profiling only (wrong results): 1 no merge,
 // 2 no count either, 4 workgroup barriers for the fences, 8 nothing, 32 the first 8 splits
 // merged only, 64 every round of the merge loading its first group again, 256 no combine of
-// the threads sharing a column quad, 512 no output stores.
+// the threads sharing a column quad, 512 no output stores, 1024 (and 2048) the arrivals timed
+// (`record_arrivals`).
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
