@@ -151,34 +151,25 @@ impl KernelEntry {
     /// passes that use it: 16-byte quads for the subgroup kernel (`@coherent` where its last
     /// split reads every split's) and the reduce pass (read only); floats for the kernels that
     /// also store single columns.
-    fn partial_declaration(self) -> Option<[&'static str; 3]> {
-        Some(match self {
-            KernelEntry::VectorSubgroupMerged => [
-                "@group(0) @binding(6) @coherent var<storage, read_write> partial: array<vec4<f32>>;\n",
-                PARTIAL_LAYOUT,
-                PARTIAL_QUADS,
-            ],
-            KernelEntry::VectorSubgroup => [
-                "@group(0) @binding(6) var<storage, read_write> partial: array<vec4<f32>>;\n",
-                PARTIAL_LAYOUT,
-                PARTIAL_QUADS,
-            ],
-            KernelEntry::VectorReduce => [
-                "@group(0) @binding(6) var<storage, read> partial: array<vec4<f32>>;\n",
-                PARTIAL_LAYOUT,
-                "",
-            ],
+    fn partial_declaration(self) -> Option<(String, [&'static str; 2])> {
+        // (`@coherent`, access, element, the stores' piece)
+        let (coherent, access, element, stores) = match self {
+            KernelEntry::VectorSubgroupMerged => (true, "read_write", "vec4<f32>", PARTIAL_QUADS),
+            KernelEntry::VectorSubgroup => (false, "read_write", "vec4<f32>", PARTIAL_QUADS),
+            KernelEntry::VectorReduce => (false, "read", "vec4<f32>", ""),
             KernelEntry::FusedCoopKv
             | KernelEntry::FusedCoopSplitKv
             | KernelEntry::FusedKv
             | KernelEntry::Vector
-            | KernelEntry::VectorCoop => [
-                "@group(0) @binding(6) var<storage, read_write> partial: array<f32>;\n",
-                PARTIAL_LAYOUT,
-                PARTIAL_WORDS,
-            ],
+            | KernelEntry::VectorCoop => (false, "read_write", "f32", PARTIAL_WORDS),
             _ => return None,
-        })
+        };
+        let declaration = format!(
+            "@group(0) @binding({}) {}var<storage, {access}> partial: array<{element}>;\n",
+            slot::SCRATCH,
+            if coherent { "@coherent " } else { "" },
+        );
+        Some((declaration, [PARTIAL_LAYOUT, stores]))
     }
 
     fn uses_mask(self) -> bool {
@@ -404,8 +395,9 @@ impl ShaderVariant {
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
             _ => &[],
         };
-        if let Some(declaration) = self.entry.partial_declaration() {
-            declaration.iter().for_each(|piece| src.push_str(piece));
+        if let Some((declaration, pieces)) = self.entry.partial_declaration() {
+            src.push_str(&declaration);
+            pieces.iter().for_each(|piece| src.push_str(piece));
         }
         tail.iter().for_each(|piece| src.push_str(piece));
         src
