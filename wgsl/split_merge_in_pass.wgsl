@@ -74,10 +74,10 @@ fn merge_unit(kv_head: u32, qv0: u32, b: u32, r: u32, c: u32, lane: u32, lanes: 
 // Profiling only (MERGE_ABLATE 1024, wrong results; it waits for other workgroups, which only a
 // GPU that holds every workgroup of the call at once allows, and gives up after 2^20 polls;
 // examples/arrival_spread.rs reads it): the first workgroup of the query group to count polls
-// counter `at` until every split has counted, and writes to its first query vector's output row, at k, the poll at which the
-// count first passed k (k < kv_splits), and at V_HEAD_DIM - 1 the polls in all; with
-// MERGE_ABLATE 2048 it polls 1000 times more (their time, from `sdpa bench`, is the poll's
-// period). Then it sets the counter back to zero (nothing merges).
+// counter `at` until every split has counted, and writes to its first query vector's output
+// row, at k, the poll at which the count first passed k (k < kv_splits), and at V_HEAD_DIM - 1
+// the polls in all; with MERGE_ABLATE 2048 it polls 1000 times more (their time, from `sdpa
+// bench`, is the poll's period). Then it sets the counter back to zero (nothing merges).
 fn record_arrivals(kv_head: u32, qv0: u32, b: u32, at: u32) {
     let qv = query_vector(kv_head, qv0, 0u);
     let row = row_base(p.out, b, qv.h, qv.i);
