@@ -27,10 +27,14 @@
 // With SCAT (the host's choice: 4 query vectors of f16, LPK >= 4) the lanes of a key split its 4
 // scores in step 1 instead of each adding all 4 (`scatter_scores`: 3 shuffles where 8 were), and
 // steps 2-3 take one score a lane: one mask, one exp2 and one add to the sum where there were 4;
-// step 3 gathers each key's 4 P from 4 lanes (`probs1_of`, the same 4 shuffles).
-// A lane issues a block's K and V loads together at its start; the other teams overlap their
-// latency (on the H200, loading the next block during this one took 176 registers, one
-// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). After its last block
+// step 3 gathers each key's 4 P from 4 lanes (`probs1_of`, the same 4 shuffles). With KL as
+// well (d128, 8 keys a block: `full_lines`) step 1 takes 8 lanes a K row over the block's two
+// halves, so that each K load instruction reads whole 128-byte lines, as V's do.
+// A lane's code asks for a block's K and V loads together at its start; the other teams overlap
+// their latency (on the H200, loading the next block during this one took 176 registers, one
+// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). There the driver issues
+// the V loads once K's have arrived, and that was faster than V's issued with K's or after the
+// scores (twenty-third session). After its last block
 // each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
 // memory; the workgroup then merges the teams (rescaling each to the largest max) and writes
 // the output (one split) or the split's unnormalised output, max and sum (several), which
@@ -55,6 +59,7 @@ override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that ma
 // (`record_arrivals`).
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
+override KL: u32 = 1u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -94,16 +99,19 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     // session).
     let kr = k_head + min(kb + jk, key_end - 1u) * p.k.w + 8u * u;
     let kstep = 8u * LPK;
+    // With `full_lines` (jk < 4, u < 8): chunks u and u + 8 of keys kb + jk and kb + 4 + jk.
+    let kr2 = k_head + min(kb + 4u + jk, key_end - 1u) * p.k.w + 8u * u;
+    let fl = full_lines();
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
     let j = kb + kh;
     let in_block = keys_in_block();
     return Block(
-        load_chunk(false, kr, u < d8),
-        load_chunk(false, kr + kstep, u + LPK < d8),
-        load_chunk(false, kr + 2u * kstep, u + 2u * LPK < d8),
-        load_chunk(false, kr + 3u * kstep, u + 3u * LPK < d8),
+        load_chunk(false, kr, fl || u < d8),
+        load_chunk(false, select(kr + kstep, kr + 64u, fl), fl || u + LPK < d8),
+        load_chunk(false, select(kr + 2u * kstep, kr2, fl), fl || u + 2u * LPK < d8),
+        load_chunk(false, select(kr + 3u * kstep, kr2 + 64u, fl), fl || u + 3u * LPK < d8),
         load_chunk(true, vr, (in_block || kh < kb_end) && j < key_end),
         load_chunk(true, vr + vs, (in_block || kh + kh_step < kb_end) && j + kh_step < key_end),
         load_chunk(true, vr + 2u * vs,
@@ -129,6 +137,19 @@ fn probs_of(pr: vec4<f32>, j: u32) -> vec4<f32> {
     return select(vec4<f32>(), x, j < TEAM / LPK);
 }
 
+// Whether step 1 takes 8 lanes a K row in two halves of the block (KL, the host's choice: scattered
+// scores, 128 dims, 4 lanes a K row, 8 keys a block): lane l reads chunks u and u + 8 (u = l % 8)
+// of keys jk and jk + 4 (jk = l / 8), so that each load instruction of the subgroup reads 4 rows'
+// whole 128-byte lines where 4 lanes a row read 8 rows' halves (on the H200 K read V's way was
+// 1-2.5% faster, V read K's way 5% slower: BENCHMARKS.md, twenty-third session). The 8 lanes of
+// jk split the two keys' 8 scores between them (`scatter_halves`): lane l keeps query vector
+// `scatter_row(l)` of key jk + 4 * ((l >> 2) & 1), one score a lane as with 4 lanes a key; the
+// queries' chunks each lane reads serve both keys.
+fn full_lines() -> bool {
+    return KL == 1u && scattered() && LPK == 4u && HEAD_DIM == 128u && V_HEAD_DIM == 128u
+        && TEAM == 32u;
+}
+
 // Whether the LPK >= 4 lanes of a key split its 4 scores between them (a reduce-scatter: lane u
 // of the key keeps query vector `scatter_row(u)`), so that masking, softmax and the sums of P
 // take one value a lane instead of four (the same in every lane of the key).
@@ -145,14 +166,28 @@ fn scatter_row(lane: u32) -> u32 {
 // query vector `scatter_row(lane)`'s: pairs of lanes swap halves (xor 1: two values, xor 2: one),
 // then lanes holding the same query vector add (xor 4 ..).
 fn scatter_scores(s: vec4<f32>, lane: u32) -> f32 {
+    return scatter_scores_over(s, lane, LPK);
+}
+
+// `scatter_scores` over `lanes` lanes a key (a constant at every call).
+fn scatter_scores_over(s: vec4<f32>, lane: u32, lanes: u32) -> f32 {
     let lo = (lane & 1u) == 0u;
     let h = select(s.zw, s.xy, lo) + subgroupShuffleXor(select(s.xy, s.zw, lo), 1u);
     let lo1 = (lane & 2u) == 0u;
     var x = select(h.y, h.x, lo1) + subgroupShuffleXor(select(h.x, h.y, lo1), 2u);
-    for (var w = 4u; w < LPK; w *= 2u) {
+    for (var w = 4u; w < lanes; w *= 2u) {
         x += subgroupShuffleXor(x, w);
     }
     return x;
+}
+
+// With `full_lines`: the lane's partial scores of keys jk (`s`) and jk + 4 (`s2`) summed over the
+// 8 lanes of jk, the lane keeping query vector `scatter_row(lane)` of key
+// jk + 4 * ((lane >> 2) & 1) (lanes 4 apart swap halves, then `scatter_scores` over 4 lanes).
+fn scatter_halves(s: vec4<f32>, s2: vec4<f32>, lane: u32) -> f32 {
+    let hi = (lane & 4u) != 0u;
+    let v = select(s, s2, hi) + subgroupShuffleXor(select(s2, s, hi), 4u);
+    return scatter_scores_over(v, lane, 4u);
 }
 
 // A value per query vector from the lanes base .. base + 3 of a key (`scatter_row` order).
@@ -211,12 +246,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 
     let team = t / TEAM;
     let lane = t % TEAM;
-    let jk = lane / LPK;   // step 1: key of the block
-    let u = lane % LPK;    //         first chunk
+    let fl = full_lines();
+    let jk = select(lane / LPK, lane / 8u, fl); // step 1: key of the block (and jk + 4: `fl`)
+    let u = select(lane % LPK, lane % 8u, fl);  //         first chunk
     let c = lane % dv8;    // step 3: chunk of V
     let kh = lane / dv8;   //         first key
     let c0 = min(u, d8 - 1u);
-    let c1 = min(u + LPK, d8 - 1u);
+    let c1 = select(min(u + LPK, d8 - 1u), u + 8u, fl);
     let c2 = min(u + 2u * LPK, d8 - 1u);
     let c3 = min(u + 3u * LPK, d8 - 1u);
     var qvs: array<QueryVector, 4>;
@@ -245,8 +281,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         // 1. Scores of key kb + jk for the 4 query vectors.
         var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
         s = add_dots4(s, c1, unpack_chunk(blk.k1));
-        s = add_dots4(s, c2, unpack_chunk(blk.k2));
-        s = add_dots4(s, c3, unpack_chunk(blk.k3));
+        // With `fl`, key kb + 4 + jk's (over the same chunks).
+        var s2 = vec4<f32>();
+        if (fl) {
+            s2 = add_dots4(s2, c0, unpack_chunk(blk.k2));
+            s2 = add_dots4(s2, c1, unpack_chunk(blk.k3));
+        } else {
+            s = add_dots4(s, c2, unpack_chunk(blk.k2));
+            s = add_dots4(s, c3, unpack_chunk(blk.k3));
+        }
         let key = kb + jk;
         // 2. P of the keys kh + n * KH (n < 4) of step 3 for the 4 query vectors (variables, not
         // an array, which a driver may place in memory).
@@ -256,10 +299,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         var p3: vec4<f32>;
         if (scattered()) {
             // One score a lane (every lane takes part in the shuffles: none inside a branch).
-            let sc = scatter_scores(s, lane);
+            var sc: f32;
+            var my_key = key;
+            if (fl) {
+                sc = scatter_halves(s, s2, lane);
+                my_key = key + 4u * ((lane >> 2u) & 1u);
+            } else {
+                sc = scatter_scores(s, lane);
+            }
             var x = EXCLUDED;
-            if (my_qv.valid && key < key_end) {
-                x = masked_score(sc, b, my_qv.h, my_qv.i, key);
+            if (my_qv.valid && my_key < key_end) {
+                x = masked_score(sc, b, my_qv.h, my_qv.i, my_key);
             }
             if (subgroupAny(x > m1 + RESCALE_LOG2)) {
                 var bm = x;
@@ -274,10 +324,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             }
             let pl = exp2(x - m1);
             lsum1 += pl;
-            p0 = probs1_of(pl, kh);
-            p1 = probs1_of(pl, kh + kh_n);
-            p2 = probs1_of(pl, kh + 2u * kh_n);
-            p3 = probs1_of(pl, kh + 3u * kh_n);
+            if (fl) {
+                // Key k of the block lies in lanes 8 (k % 4) + 4 (k / 4) + 0..3.
+                p0 = gather_rows(pl, 8u * kh);
+                p1 = gather_rows(pl, 8u * (kh + 2u));
+                p2 = gather_rows(pl, 8u * kh + 4u);
+                p3 = gather_rows(pl, 8u * (kh + 2u) + 4u);
+            } else {
+                p0 = probs1_of(pl, kh);
+                p1 = probs1_of(pl, kh + kh_n);
+                p2 = probs1_of(pl, kh + 2u * kh_n);
+                p3 = probs1_of(pl, kh + 3u * kh_n);
+            }
         } else {
             for (var w = 1u; w < LPK; w *= 2u) {
                 s += subgroupShuffleXor(s, w);

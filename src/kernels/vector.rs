@@ -248,8 +248,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// the subgroup kernel, see [`team_takes`]), `decode_teams` (2, 4, 8 or 16 subgroups a
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
-/// outputs merged in one part or two halves of the columns, see `team_output_parts`) and
-/// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// outputs merged in one part or two halves of the columns, see `team_output_parts`),
+/// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see `full_lines` in the
+/// shader) and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
@@ -891,6 +892,11 @@ pub fn plan(
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
         ];
+        // K's rows in whole lines where the kernel's shape allows (`full_lines` in the shader).
+        // On the H200 (BENCHMARKS.md, twenty-third session, run 85; d128, 32/8 heads, f16) 0.5-2%
+        // faster from 1024 to 131072 keys (the same at 32768). Knob `decode_kl=0`: never.
+        let kl = crate::tune::knob("decode_kl").map_or(1, |x| x.min(1));
+        constants.push(("KL", kl));
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
         } else {
