@@ -89,7 +89,8 @@ struct Block {
 }
 
 // The lane's loads of the block at key `kb` (V zeros past `key_end`): K chunks u + n * LPK of key
-// kb + jk, V chunk c of keys kb + kh + n * KH.
+// kb + jk (with `full_lines` chunks u and u + 8 of keys kb + jk and kb + 4 + jk), V chunk c of
+// keys kb + kh + n * KH.
 fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, c: u32, kh: u32)
     -> Block {
     let d8 = HEAD_DIM / 8u;
@@ -99,7 +100,7 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     // session).
     let kr = k_head + min(kb + jk, key_end - 1u) * p.k.w + 8u * u;
     let kstep = 8u * LPK;
-    // With `full_lines` (jk < 4, u < 8): chunks u and u + 8 of keys kb + jk and kb + 4 + jk.
+    // With `full_lines` (jk < 4, u < 8) key kb + 4 + jk's chunks too.
     let kr2 = k_head + min(kb + 4u + jk, key_end - 1u) * p.k.w + 8u * u;
     let fl = full_lines();
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
