@@ -265,7 +265,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
+                "vector rows={} BK={}{}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
                 t.rows,
                 t.block_k,
                 if t.matrix { " coop" } else { "" },
@@ -273,6 +273,7 @@ impl fmt::Display for Plan {
                     .checked_div(t.team)
                     .map_or(String::new(), |teams| format!(" subgroups={teams}x{}", t.team)),
                 if t.scattered { " scattered" } else { "" },
+                if t.whole_lines { " whole_k_lines" } else { "" },
                 if t.k_ahead { " k_ahead" } else { "" },
                 t.kv_splits,
                 t.split_len,

@@ -556,14 +556,28 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     cases.extend(twins);
     // Scattered scores (4 query vectors of f16, 4 or more lanes a key: head dims from 128).
     let scattered = std::cell::Cell::new(0);
+    let whole_lines = std::cell::Cell::new(0);
     let merged = std::cell::Cell::new(0);
     assert_cases_on(ctx, &cases, 2000, |k| {
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
+        whole_lines.set(whole_lines.get() + matches!(k, Kernel::Vector(t) if t.whole_lines) as u32);
         merged.set(merged.get() + matches!(k, Kernel::Vector(t) if t.merged) as u32);
         matches!(k, Kernel::Vector(t) if t.team > 0)
     });
     if dtypes().contains(&DType::F16) && shapes.iter().any(|&(d, _)| d >= 128) {
         assert!(scattered.get() > 0, "no case took the scattered scores");
+    }
+    // K's rows in whole lines (scattered scores at d128, 32-lane subgroups).
+    if dtypes().contains(&DType::F16)
+        && shapes.contains(&(128, 128))
+        && caps.subgroup_min_size == 32
+    {
+        assert!(
+            whole_lines.get() > 0,
+            "no case read K's rows in whole lines"
+        );
+    } else {
+        println!("SKIPPED: K's rows in whole lines (f16, d128, 32-lane subgroups)");
     }
     if in_pass_merge_available(caps) {
         assert!(
@@ -575,10 +589,12 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
-         scattered scores, {} with the splits merged in the split pass",
+         scattered scores ({} reading K in whole lines), {} with the splits merged in the split \
+         pass",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
+        whole_lines.get(),
         merged.get()
     );
 }

@@ -274,6 +274,15 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                     "{profile}: no scattered subgroup decode variant planned"
                 );
             }
+            // And K's rows in whole lines (d128, 32-lane subgroups: NVIDIA's and Apple's).
+            if caps.shader_f16 && caps.subgroup_min_size == 32 {
+                assert!(
+                    variants
+                        .keys()
+                        .any(|l| l.starts_with("vector_subgroup") && l.contains(" KL=1")),
+                    "{profile}: no subgroup decode variant reading K in whole lines planned"
+                );
+            }
         }
         // The decode splits merged in the split pass where it is planned on request (Vulkan with
         // `@coherent` storage), and nowhere else.

@@ -59,7 +59,7 @@ override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that ma
 // (`record_arrivals`).
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
-override KL: u32 = 1u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
+override KL: u32 = 0u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;

@@ -135,6 +135,9 @@ pub struct VectorTiles {
     /// The subgroup kernel's lanes of a key split its 4 scores (`SCAT`: one a lane through
     /// masking, softmax and the sums of P). See [`scatters_scores`].
     pub scattered: bool,
+    /// The subgroup kernel reads K's rows 8 lanes a row, each load instruction whole 128-byte
+    /// lines (`KL`, `full_lines` in the shader). See [`reads_whole_lines`].
+    pub whole_lines: bool,
     /// The subgroup kernel's last split to finish for a query group merges the splits
     /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
     pub merged: bool,
@@ -249,8 +252,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`),
-/// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see `full_lines` in the
-/// shader) and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`])
+/// and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
@@ -376,6 +379,7 @@ pub fn fit_tiles(
         k_ahead,
         team: 0,
         scattered: false,
+        whole_lines: false,
         merged: false,
         output_parts: 1,
     })
@@ -485,6 +489,27 @@ pub fn scatters_scores(desc: &AttentionDesc, rows: u32, lanes_per_key: u32) -> b
     }
 }
 
+/// Whether the subgroup kernel reads K's rows 8 lanes a row over each block's two halves of 4
+/// keys, so that each of its load instructions reads 4 rows' whole 128-byte lines where 4 lanes
+/// a row read 8 rows' halves (`full_lines` in `wgsl/vector_subgroup.wgsl`): with scattered scores
+/// (`scattered`), 4 lanes a K row of 32-lane teams (8 keys a block) and head dims of 128 for K
+/// and V. On the H200 (BENCHMARKS.md, twenty-third session, run 85; 32/8 heads, f16) 0.5-2%
+/// faster from 1024 to 131072 keys, the same at 32768: the shape of a load instruction mattered
+/// there (V's rows read in half lines were 5-7% slower). Knob `decode_kl=0`: never.
+pub fn reads_whole_lines(
+    desc: &AttentionDesc,
+    team: u32,
+    lanes_per_key: u32,
+    scattered: bool,
+) -> bool {
+    crate::tune::knob("decode_kl") != Some(0)
+        && scattered
+        && team == 32
+        && lanes_per_key == 4
+        && desc.head_dim == 128
+        && desc.v_head_dim == 128
+}
+
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
 fn team_tiles(
     caps: &Capabilities,
@@ -510,6 +535,7 @@ fn team_tiles(
     };
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
+    let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
     let output_parts = team_output_parts(desc, teams);
     Ok(VectorTiles {
         rows,
@@ -527,6 +553,7 @@ fn team_tiles(
         k_ahead: false,
         team,
         scattered,
+        whole_lines,
         merged: false,
         output_parts,
     })
@@ -741,6 +768,7 @@ fn matrix_tiles(
         matrix: true,
         team: 0,
         scattered: false,
+        whole_lines: false,
         merged: false,
         output_parts: 1,
         k_ahead: false,
@@ -892,11 +920,7 @@ pub fn plan(
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
         ];
-        // K's rows in whole lines where the kernel's shape allows (`full_lines` in the shader).
-        // On the H200 (BENCHMARKS.md, twenty-third session, run 85; d128, 32/8 heads, f16) 0.5-2%
-        // faster from 1024 to 131072 keys (the same at 32768). Knob `decode_kl=0`: never.
-        let kl = crate::tune::knob("decode_kl").map_or(1, |x| x.min(1));
-        constants.push(("KL", kl));
+        constants.push(("KL", t.whole_lines as u32));
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
         } else {
@@ -1183,6 +1207,32 @@ mod tests {
         }
         let d64 = t(32, 8, 64, DType::F16);
         assert!(d64.team > 0 && !d64.scattered, "{d64:?}");
+    }
+
+    #[test]
+    fn whole_k_lines_for_scattered_scores_at_head_dim_128() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let t = |hq, hkv, dim, dv, dtype| {
+            let desc = AttentionDesc::new(1, hq, hkv, 1, 16384, dim)
+                .with_v_head_dim(dv)
+                .with_dtype(dtype);
+            fit_tiles(&nvidia, &desc, None).unwrap()
+        };
+        let g = t(32, 8, 128, 128, DType::F16);
+        assert!(g.scattered && g.whole_lines, "{g:?}");
+        // Other head dims (8 lanes a K row at d256 read whole lines already), V head dims, f32
+        // and MHA (no scattered scores): not.
+        for (hq, hkv, dim, dv, dtype) in [
+            (32, 8, 256, 256, DType::F16),
+            (32, 8, 64, 64, DType::F16),
+            (32, 8, 128, 64, DType::F16),
+            (32, 8, 128, 128, DType::F32),
+            (32, 32, 128, 128, DType::F16),
+        ] {
+            let x = t(hq, hkv, dim, dv, dtype);
+            assert!(!x.whole_lines, "{hq}/{hkv} d{dim} dv{dv} {dtype:?}: {x:?}");
+        }
     }
 
     #[test]
