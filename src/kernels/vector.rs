@@ -919,8 +919,8 @@ pub fn plan(
             ("ABLATE", split_ablate & (32 | 64)),
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
+            ("KL", t.whole_lines as u32),
         ];
-        constants.push(("KL", t.whole_lines as u32));
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
         } else {
