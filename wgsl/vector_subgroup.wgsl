@@ -279,7 +279,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var lsum1 = 0.0;
     for (var kb = first; kb < key_end; kb += stride) {
         let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
-        // 1. Scores of key kb + jk for the 4 query vectors.
+        // 1. Scores of key kb + jk for the 4 query vectors (with `fl` over chunks u, u + 8).
         var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
         s = add_dots4(s, c1, unpack_chunk(blk.k1));
         // With `fl`, key kb + 4 + jk's (over the same chunks).
@@ -299,7 +299,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         var p2: vec4<f32>;
         var p3: vec4<f32>;
         if (scattered()) {
-            // One score a lane (every lane takes part in the shuffles: none inside a branch).
+            // One score a lane (every lane takes part in the shuffles: none inside a branch that
+            // lanes could take apart; `fl` is a constant).
             var sc: f32;
             var my_key = key;
             if (fl) {
