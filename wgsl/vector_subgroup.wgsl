@@ -34,12 +34,11 @@
 // their latency (on the H200, loading the next block during this one took 176 registers, one
 // workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). There the driver issues
 // the V loads once K's have arrived, and that was faster than V's issued with K's or after the
-// scores (twenty-third session). After its last block
-// each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
-// memory; the workgroup then merges the teams (rescaling each to the largest max) and writes
-// the output (one split) or the split's unnormalised output, max and sum (several), which
-// wgsl/vector_reduce.wgsl merges, or the last of the splits to finish
-// (wgsl/split_merge_in_pass.wgsl).
+// scores (twenty-third session). After its last block each team adds its KH key slices
+// (shuffles) and writes its output, max and sum to workgroup memory; the workgroup then merges
+// the teams (rescaling each to the largest max) and writes the output (one split) or the split's
+// unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last
+// of the splits to finish (wgsl/split_merge_in_pass.wgsl).
 
 override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
 override HEAD_DIM: u32 = 128u;
@@ -167,16 +166,11 @@ fn scatter_row(lane: u32) -> u32 {
 // query vector `scatter_row(lane)`'s: pairs of lanes swap halves (xor 1: two values, xor 2: one),
 // then lanes holding the same query vector add (xor 4 ..).
 fn scatter_scores(s: vec4<f32>, lane: u32) -> f32 {
-    return scatter_scores_over(s, lane, LPK);
-}
-
-// `scatter_scores` over `lanes` lanes a key (a constant at every call).
-fn scatter_scores_over(s: vec4<f32>, lane: u32, lanes: u32) -> f32 {
     let lo = (lane & 1u) == 0u;
     let h = select(s.zw, s.xy, lo) + subgroupShuffleXor(select(s.xy, s.zw, lo), 1u);
     let lo1 = (lane & 2u) == 0u;
     var x = select(h.y, h.x, lo1) + subgroupShuffleXor(select(h.x, h.y, lo1), 2u);
-    for (var w = 4u; w < lanes; w *= 2u) {
+    for (var w = 4u; w < LPK; w *= 2u) {
         x += subgroupShuffleXor(x, w);
     }
     return x;
@@ -184,11 +178,11 @@ fn scatter_scores_over(s: vec4<f32>, lane: u32, lanes: u32) -> f32 {
 
 // With `full_lines`: the lane's partial scores of keys jk (`s`) and jk + 4 (`s2`) summed over the
 // 8 lanes of jk, the lane keeping query vector `scatter_row(lane)` of key
-// jk + 4 * ((lane >> 2) & 1) (lanes 4 apart swap halves, then `scatter_scores` over 4 lanes).
+// jk + 4 * ((lane >> 2) & 1) (lanes 4 apart swap halves, then `scatter_scores`: LPK is 4).
 fn scatter_halves(s: vec4<f32>, s2: vec4<f32>, lane: u32) -> f32 {
     let hi = (lane & 4u) != 0u;
     let v = select(s, s2, hi) + subgroupShuffleXor(select(s2, s, hi), 4u);
-    return scatter_scores_over(v, lane, 4u);
+    return scatter_scores(v, lane);
 }
 
 // A value per query vector from the lanes base .. base + 3 of a key (`scatter_row` order).
