@@ -265,7 +265,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={}{}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
+                "vector rows={} BK={}{}{}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
                 t.rows,
                 t.block_k,
                 if t.matrix { " coop" } else { "" },
@@ -274,6 +274,7 @@ impl fmt::Display for Plan {
                     .map_or(String::new(), |teams| format!(" subgroups={teams}x{}", t.team)),
                 if t.scattered { " scattered" } else { "" },
                 if t.whole_lines { " whole_k_lines" } else { "" },
+                if t.clamped_v { " clamped_v" } else { "" },
                 if t.k_ahead { " k_ahead" } else { "" },
                 t.kv_splits,
                 t.split_len,

@@ -557,10 +557,12 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     // Scattered scores (4 query vectors of f16, 4 or more lanes a key: head dims from 128).
     let scattered = std::cell::Cell::new(0);
     let whole_lines = std::cell::Cell::new(0);
+    let clamped_v = std::cell::Cell::new(0);
     let merged = std::cell::Cell::new(0);
     assert_cases_on(ctx, &cases, 2000, |k| {
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
         whole_lines.set(whole_lines.get() + matches!(k, Kernel::Vector(t) if t.whole_lines) as u32);
+        clamped_v.set(clamped_v.get() + matches!(k, Kernel::Vector(t) if t.clamped_v) as u32);
         merged.set(merged.get() + matches!(k, Kernel::Vector(t) if t.merged) as u32);
         matches!(k, Kernel::Vector(t) if t.team > 0)
     });
@@ -576,8 +578,13 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             whole_lines.get() > 0,
             "no case read K's rows in whole lines"
         );
+        // And V's rows past a split's end clamped (whole lines, short splits).
+        assert!(
+            clamped_v.get() > 0,
+            "no case clamped V's rows past its split"
+        );
     } else {
-        println!("SKIPPED: K's rows in whole lines (f16, d128, 32-lane subgroups)");
+        println!("SKIPPED: K's rows in whole lines and V's clamped (f16, d128, 32-lane subgroups)");
     }
     if in_pass_merge_available(caps) {
         assert!(
@@ -589,12 +596,13 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
-         scattered scores ({} reading K in whole lines), {} with the splits merged in the split \
-         pass",
+         scattered scores ({} reading K in whole lines, {} of them clamping V), {} with the \
+         splits merged in the split pass",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
         whole_lines.get(),
+        clamped_v.get(),
         merged.get()
     );
 }

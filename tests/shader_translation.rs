@@ -282,6 +282,15 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                         .any(|l| l.starts_with("vector_subgroup") && l.contains(" KL=1")),
                     "{profile}: no subgroup decode variant reading K in whole lines planned"
                 );
+                // With V's rows clamped past the split (short splits) and without (long ones).
+                for vc in [" VC=0", " VC=1"] {
+                    assert!(
+                        variants.keys().any(|l| l.starts_with("vector_subgroup")
+                            && l.contains(" KL=1")
+                            && l.contains(vc)),
+                        "{profile}: no whole-lines subgroup decode variant with{vc} planned"
+                    );
+                }
             }
         }
         // The decode splits merged in the split pass where it is planned on request (Vulkan with

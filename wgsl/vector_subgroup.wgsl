@@ -32,13 +32,17 @@
 // halves, so that each K load instruction reads whole 128-byte lines, as V's do.
 // A lane's code asks for a block's K and V loads together at its start; the other teams overlap
 // their latency (on the H200, loading the next block during this one took 176 registers, one
-// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). There the driver issues
-// the V loads once K's have arrived, and that was faster than V's issued with K's or after the
-// scores (twenty-third session). After its last block each team adds its KH key slices
-// (shuffles) and writes its output, max and sum to workgroup memory; the workgroup then merges
-// the teams (rescaling each to the largest max) and writes the output (one split) or the split's
-// unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last
-// of the splits to finish (wgsl/split_merge_in_pass.wgsl).
+// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). There the driver issues the
+// V loads once K's have arrived, and that was faster than V's issued with K's or after the scores
+// (twenty-third session); anywhere else in the loop, or the first block's before the queries'
+// barrier, was slower still (twenty-fourth: `take_block` takes a block's loads as `load_block`
+// asks for them). With VC (the host's choice for short splits with KL) V's rows past `key_end` are
+// read as the last key's (their P is 0) rather than as zeros under a predicate: the same loads,
+// compiled to faster code there. After its last block each team adds its KH key slices (shuffles)
+// and writes its output, max and sum to workgroup memory; the workgroup then merges the teams
+// (rescaling each to the largest max) and writes the output (one split) or the split's
+// unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last of
+// the splits to finish (wgsl/split_merge_in_pass.wgsl).
 
 override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
 override HEAD_DIM: u32 = 128u;
@@ -59,6 +63,7 @@ override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that ma
 override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
 override KL: u32 = 0u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
+override VC: u32 = 0u;          // 1: V rows past `key_end` read the last key's (P is 0 there)
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -87,9 +92,9 @@ struct Block {
     v3: Raw,
 }
 
-// The lane's loads of the block at key `kb` (V zeros past `key_end`): K chunks u + n * LPK of key
-// kb + jk (with `full_lines` chunks u and u + 8 of keys kb + jk and kb + 4 + jk), V chunk c of
-// keys kb + kh + n * KH.
+// The lane's loads of the block at key `kb` (V zeros past `key_end`, or with VC the last key's): K
+// chunks u + n * LPK of key kb + jk (with `full_lines` chunks u and u + 8 of keys kb + jk and kb +
+// 4 + jk), V chunk c of keys kb + kh + n * KH.
 fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, c: u32, kh: u32)
     -> Block {
     let d8 = HEAD_DIM / 8u;
@@ -112,13 +117,29 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
         load_chunk(false, select(kr + kstep, kr + 64u, fl), fl || u + LPK < d8),
         load_chunk(false, select(kr + 2u * kstep, kr2, fl), fl || u + 2u * LPK < d8),
         load_chunk(false, select(kr + 3u * kstep, kr2 + 64u, fl), fl || u + 3u * LPK < d8),
-        load_chunk(true, vr, (in_block || kh < kb_end) && j < key_end),
-        load_chunk(true, vr + vs, (in_block || kh + kh_step < kb_end) && j + kh_step < key_end),
-        load_chunk(true, vr + 2u * vs,
-                   (in_block || kh + 2u * kh_step < kb_end) && j + 2u * kh_step < key_end),
-        load_chunk(true, vr + 3u * vs,
-                   (in_block || kh + 3u * kh_step < kb_end) && j + 3u * kh_step < key_end),
+        load_chunk(true, v_at(vr, v_head, j, key_end, c),
+                   (in_block || kh < kb_end) && v_in(j, key_end)),
+        load_chunk(true, v_at(vr + vs, v_head, j + kh_step, key_end, c),
+                   (in_block || kh + kh_step < kb_end) && v_in(j + kh_step, key_end)),
+        load_chunk(true, v_at(vr + 2u * vs, v_head, j + 2u * kh_step, key_end, c),
+                   (in_block || kh + 2u * kh_step < kb_end) && v_in(j + 2u * kh_step, key_end)),
+        load_chunk(true, v_at(vr + 3u * vs, v_head, j + 3u * kh_step, key_end, c),
+                   (in_block || kh + 3u * kh_step < kb_end) && v_in(j + 3u * kh_step, key_end)),
     );
+}
+
+// The vec4 index `at` of V chunk c of key j; with VC, past `key_end` the last key's (a key there
+// has P 0, and the load needs no predicate).
+fn v_at(at: u32, v_head: u32, j: u32, key_end: u32, c: u32) -> u32 {
+    if (VC == 1u) {
+        return v_head + min(j, key_end - 1u) * p.v.w + 8u * c;
+    }
+    return at;
+}
+
+// Whether V's row j is loaded (zeros otherwise): below `key_end`, or any row with VC.
+fn v_in(j: u32, key_end: u32) -> bool {
+    return VC == 1u || j < key_end;
 }
 
 // Whether every key kh + n * KH (n < 4) of step 3 lies in the block, whatever the lane: then
@@ -225,6 +246,153 @@ fn merge_teams(kv_head: u32, qv0: u32, b: u32, split: u32, t: u32, part: u32, pq
     }
 }
 
+// A lane's running state over its team's blocks.
+struct Acc {
+    st: State,      // its outputs (and, once the team is done, the team's sums of P)
+    m: vec4<f32>,   // the team's running max per query vector
+    // The lane's sum of its key's P: every lane of a key adds it, so the team's sum is LPK times
+    // the sum over its keys (`update_outputs` leaves st.l alone).
+    lsum: vec4<f32>,
+    // Scattered: the running max and the sum of P over the lane's keys of its query vector
+    // (`my_qv`).
+    m1: f32,
+    lsum1: f32,
+}
+
+// What a lane's blocks share: the batch, the split's end, the lane, its key and chunks in step 1
+// (`jk`, c0..c3: the query chunks its K chunks meet), its first key in step 3, and the query
+// vectors (its own where scattered).
+struct LaneKeys {
+    b: u32,
+    key_end: u32,
+    lane: u32,
+    jk: u32,
+    kh: u32,
+    c0: u32,
+    c1: u32,
+    c2: u32,
+    c3: u32,
+    my_qv: QueryVector,
+    qvs: array<QueryVector, 4>,
+}
+
+// Steps 1-3 of the block at key `kb` (its loads `blk`, asked for just before: on the H200 a load
+// asked for anywhere else, before the queries' barrier for the first block or at the end of the
+// block before for the next, was 7-8% slower; BENCHMARKS.md, twenty-fourth session).
+fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
+    var st = acc.st;
+    var m = acc.m;
+    var lsum = acc.lsum;
+    var m1 = acc.m1;
+    var lsum1 = acc.lsum1;
+    let b = ln.b;
+    let key_end = ln.key_end;
+    let lane = ln.lane;
+    let jk = ln.jk;
+    let kh = ln.kh;
+    let c0 = ln.c0;
+    let c1 = ln.c1;
+    let c2 = ln.c2;
+    let c3 = ln.c3;
+    let my_qv = ln.my_qv;
+    let qvs = ln.qvs;
+    let fl = full_lines();
+    let kh_n = TEAM / (V_HEAD_DIM / 8u);
+    // 1. Scores of key kb + jk for the 4 query vectors (with `fl` over chunks u, u + 8).
+    var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
+    s = add_dots4(s, c1, unpack_chunk(blk.k1));
+    // With `fl`, key kb + 4 + jk's (over the same chunks).
+    var s2 = vec4<f32>();
+    if (fl) {
+        s2 = add_dots4(s2, c0, unpack_chunk(blk.k2));
+        s2 = add_dots4(s2, c1, unpack_chunk(blk.k3));
+    } else {
+        s = add_dots4(s, c2, unpack_chunk(blk.k2));
+        s = add_dots4(s, c3, unpack_chunk(blk.k3));
+    }
+    let key = kb + jk;
+    // 2. P of the keys kh + n * KH (n < 4) of step 3 for the 4 query vectors (variables, not
+    // an array, which a driver may place in memory).
+    var p0: vec4<f32>;
+    var p1: vec4<f32>;
+    var p2: vec4<f32>;
+    var p3: vec4<f32>;
+    if (scattered()) {
+        // One score a lane (every lane takes part in the shuffles: none inside a branch that
+        // lanes could take apart; `fl` is a constant).
+        var sc: f32;
+        var my_key = key;
+        if (fl) {
+            sc = scatter_halves(s, s2, lane);
+            my_key = key + 4u * ((lane >> 2u) & 1u);
+        } else {
+            sc = scatter_scores(s, lane);
+        }
+        var x = EXCLUDED;
+        if (my_qv.valid && my_key < key_end) {
+            x = masked_score(sc, b, my_qv.h, my_qv.i, my_key);
+        }
+        if (subgroupAny(x > m1 + RESCALE_LOG2)) {
+            var bm = x;
+            for (var w = LPK; w < TEAM; w *= 2u) {
+                bm = max(bm, subgroupShuffleXor(bm, w));
+            }
+            let m_new = max(m1, bm);
+            let a1 = exp2(m1 - m_new);
+            st = rescale_outputs(st, gather_rows(a1, 0u));
+            lsum1 *= a1;
+            m1 = m_new;
+        }
+        let pl = exp2(x - m1);
+        lsum1 += pl;
+        if (fl) {
+            // Key k of the block lies in lanes 8 (k % 4) + 4 (k / 4) + 0..3.
+            p0 = gather_rows(pl, 8u * kh);
+            p1 = gather_rows(pl, 8u * (kh + 2u));
+            p2 = gather_rows(pl, 8u * kh + 4u);
+            p3 = gather_rows(pl, 8u * (kh + 2u) + 4u);
+        } else {
+            p0 = probs1_of(pl, kh);
+            p1 = probs1_of(pl, kh + kh_n);
+            p2 = probs1_of(pl, kh + 2u * kh_n);
+            p3 = probs1_of(pl, kh + 3u * kh_n);
+        }
+    } else {
+        for (var w = 1u; w < LPK; w *= 2u) {
+            s += subgroupShuffleXor(s, w);
+        }
+        for (var r = 0u; r < 4u; r++) {
+            var x = EXCLUDED;
+            if (qvs[r].valid && key < key_end) {
+                x = masked_score(s[r], b, qvs[r].h, qvs[r].i, key);
+            }
+            s[r] = x;
+        }
+        // The running max, raised where some score passes it by RESCALE_LOG2.
+        if (subgroupAny(any(s > m + RESCALE_LOG2))) {
+            var bm = s;
+            for (var w = LPK; w < TEAM; w *= 2u) {
+                bm = max(bm, subgroupShuffleXor(bm, w));
+            }
+            let m_new = max(m, bm);
+            let alpha = exp2(m - m_new);
+            st = rescale_outputs(st, alpha);
+            lsum *= alpha;
+            m = m_new;
+        }
+        let pr = exp2(s - m);
+        lsum += pr;
+        p0 = probs_of(pr, kh);
+        p1 = probs_of(pr, kh + kh_n);
+        p2 = probs_of(pr, kh + 2u * kh_n);
+        p3 = probs_of(pr, kh + 3u * kh_n);
+    }
+    // 3. P V over the lane's keys of the block.
+    st = update_outputs(st, p0, p1, p2, p3, unpack_chunk(blk.v0),
+                        unpack_chunk(blk.v1), unpack_chunk(blk.v2), unpack_chunk(blk.v3));
+    return Acc(st, m, lsum, m1, lsum1);
+}
+
 @compute @workgroup_size(TEAM * TEAMS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     // The split, query group and keys (wgsl/decode_query.wgsl).
@@ -261,111 +429,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
     workgroupBarrier();
 
-    var st = State(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>(),
-                   vec4<f32>(), vec4<f32>(), vec4<f32>());
-    var m = vec4<f32>(FLOOR);
-    // The lane's sum of its key's P: every lane of a key adds it, so the team's sum is LPK
-    // times the sum over its keys (`update_outputs` leaves st.l alone).
-    var lsum = vec4<f32>();
-    // Scattered: the lane's query vector, its running max and its sum of P over the lane's keys.
     let my_qv = query_vector(kv_head, dg.qv0, scatter_row(lane));
-    var m1 = FLOOR;
-    var lsum1 = 0.0;
+    let ln = LaneKeys(b, key_end, lane, jk, kh, c0, c1, c2, c3, my_qv, qvs);
+    let zero = vec4<f32>();
+    var acc = Acc(State(zero, zero, zero, zero, zero, zero, zero, zero, zero), vec4<f32>(FLOOR),
+                  zero, FLOOR, 0.0);
     for (var kb = first; kb < key_end; kb += stride) {
-        let blk = load_block(k_head, v_head, kb, key_end, jk, u, c, kh);
-        // 1. Scores of key kb + jk for the 4 query vectors (with `fl` over chunks u, u + 8).
-        var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
-        s = add_dots4(s, c1, unpack_chunk(blk.k1));
-        // With `fl`, key kb + 4 + jk's (over the same chunks).
-        var s2 = vec4<f32>();
-        if (fl) {
-            s2 = add_dots4(s2, c0, unpack_chunk(blk.k2));
-            s2 = add_dots4(s2, c1, unpack_chunk(blk.k3));
-        } else {
-            s = add_dots4(s, c2, unpack_chunk(blk.k2));
-            s = add_dots4(s, c3, unpack_chunk(blk.k3));
-        }
-        let key = kb + jk;
-        // 2. P of the keys kh + n * KH (n < 4) of step 3 for the 4 query vectors (variables, not
-        // an array, which a driver may place in memory).
-        var p0: vec4<f32>;
-        var p1: vec4<f32>;
-        var p2: vec4<f32>;
-        var p3: vec4<f32>;
-        if (scattered()) {
-            // One score a lane (every lane takes part in the shuffles: none inside a branch that
-            // lanes could take apart; `fl` is a constant).
-            var sc: f32;
-            var my_key = key;
-            if (fl) {
-                sc = scatter_halves(s, s2, lane);
-                my_key = key + 4u * ((lane >> 2u) & 1u);
-            } else {
-                sc = scatter_scores(s, lane);
-            }
-            var x = EXCLUDED;
-            if (my_qv.valid && my_key < key_end) {
-                x = masked_score(sc, b, my_qv.h, my_qv.i, my_key);
-            }
-            if (subgroupAny(x > m1 + RESCALE_LOG2)) {
-                var bm = x;
-                for (var w = LPK; w < TEAM; w *= 2u) {
-                    bm = max(bm, subgroupShuffleXor(bm, w));
-                }
-                let m_new = max(m1, bm);
-                let a1 = exp2(m1 - m_new);
-                st = rescale_outputs(st, gather_rows(a1, 0u));
-                lsum1 *= a1;
-                m1 = m_new;
-            }
-            let pl = exp2(x - m1);
-            lsum1 += pl;
-            if (fl) {
-                // Key k of the block lies in lanes 8 (k % 4) + 4 (k / 4) + 0..3.
-                p0 = gather_rows(pl, 8u * kh);
-                p1 = gather_rows(pl, 8u * (kh + 2u));
-                p2 = gather_rows(pl, 8u * kh + 4u);
-                p3 = gather_rows(pl, 8u * (kh + 2u) + 4u);
-            } else {
-                p0 = probs1_of(pl, kh);
-                p1 = probs1_of(pl, kh + kh_n);
-                p2 = probs1_of(pl, kh + 2u * kh_n);
-                p3 = probs1_of(pl, kh + 3u * kh_n);
-            }
-        } else {
-            for (var w = 1u; w < LPK; w *= 2u) {
-                s += subgroupShuffleXor(s, w);
-            }
-            for (var r = 0u; r < 4u; r++) {
-                var x = EXCLUDED;
-                if (qvs[r].valid && key < key_end) {
-                    x = masked_score(s[r], b, qvs[r].h, qvs[r].i, key);
-                }
-                s[r] = x;
-            }
-            // The running max, raised where some score passes it by RESCALE_LOG2.
-            if (subgroupAny(any(s > m + RESCALE_LOG2))) {
-                var bm = s;
-                for (var w = LPK; w < TEAM; w *= 2u) {
-                    bm = max(bm, subgroupShuffleXor(bm, w));
-                }
-                let m_new = max(m, bm);
-                let alpha = exp2(m - m_new);
-                st = rescale_outputs(st, alpha);
-                lsum *= alpha;
-                m = m_new;
-            }
-            let pr = exp2(s - m);
-            lsum += pr;
-            p0 = probs_of(pr, kh);
-            p1 = probs_of(pr, kh + kh_n);
-            p2 = probs_of(pr, kh + 2u * kh_n);
-            p3 = probs_of(pr, kh + 3u * kh_n);
-        }
-        // 3. P V over the lane's keys of the block.
-        st = update_outputs(st, p0, p1, p2, p3, unpack_chunk(blk.v0),
-                            unpack_chunk(blk.v1), unpack_chunk(blk.v2), unpack_chunk(blk.v3));
+        acc = take_block(acc, load_block(k_head, v_head, kb, key_end, jk, u, c, kh), kb, ln);
     }
+    var st = acc.st;
+    var m = acc.m;
 
     // The team's key slices added (all against the team's max) and its sums of P; then the
     // teams merged.
@@ -379,14 +452,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     if (scattered()) {
         // Each lane's sum over the team's keys of its query vector (lanes of a key that keep the
         // same one hold the same sum); the max is the same in every lane keeping it.
-        var tl = lsum1;
+        var tl = acc.lsum1;
         for (var w = LPK; w < TEAM; w *= 2u) {
             tl += subgroupShuffleXor(tl, w);
         }
         st.l = gather_rows(tl, 0u);
-        m = gather_rows(m1, 0u);
+        m = gather_rows(acc.m1, 0u);
     } else {
-        st.l = subgroupAdd(lsum) / f32(LPK);
+        st.l = subgroupAdd(acc.lsum) / f32(LPK);
     }
     let dv4 = V_HEAD_DIM / 4u;
     if (OS_PARTS == 1u) {

@@ -138,6 +138,9 @@ pub struct VectorTiles {
     /// The subgroup kernel reads K's rows 8 lanes a row, each load instruction whole 128-byte
     /// lines (`KL`, `full_lines` in the shader). See [`reads_whole_lines`].
     pub whole_lines: bool,
+    /// The subgroup kernel reads V's rows past the split's end as its last key's (their P is 0)
+    /// rather than loading zeros under a predicate (`VC` in the shader). See [`clamps_v_rows`].
+    pub clamped_v: bool,
     /// The subgroup kernel's last split to finish for a query group merges the splits
     /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
     pub merged: bool,
@@ -252,7 +255,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// workgroup), `decode_grain=0` (splits of whole workgroup strides, not team blocks) and
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`),
-/// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`])
+/// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`]),
+/// `decode_vc` (0 or 1: V's rows past a split's end clamped, see [`clamps_v_rows`])
 /// and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
@@ -380,6 +384,7 @@ pub fn fit_tiles(
         team: 0,
         scattered: false,
         whole_lines: false,
+        clamped_v: false,
         merged: false,
         output_parts: 1,
     })
@@ -510,6 +515,26 @@ pub fn reads_whole_lines(
         && desc.v_head_dim == 128
 }
 
+/// Workgroup strides of keys a split takes at most where [`clamps_v_rows`] clamps V's rows.
+const CLAMP_V_STRIDES: u32 = 8;
+
+/// Whether the subgroup kernel with splits of `split_len` keys and workgroup strides of
+/// `block_k` reads V's rows past the split's end as its last key's (their P is 0) instead of
+/// loading zeros under a predicate (`VC` in `wgsl/vector_subgroup.wgsl`; correct for every
+/// shape): where K's rows are read in whole lines (see [`reads_whole_lines`]) and a split is at
+/// most `CLAMP_V_STRIDES` (8) strides. The loads are the same; the compiled code is not. On the
+/// H200 (BENCHMARKS.md, twenty-fourth session, run 91; 32/8 heads, d128, f16, 10 calls each
+/// interleaved) 1.3% faster at 16384 keys (33 splits of 504 keys, 8 strides: 2149-2169 GB/s
+/// against 2123-2136), 2% at 1024, 1% at 4096; forced on for longer splits (runs 87 and 90) it
+/// was 0.3 / 0.9 / 1% slower at 32768 / 65536 / 131072 keys (16 to 62 strides). Knob `decode_vc`
+/// (0 or 1): never, or wherever the subgroup kernel runs.
+pub fn clamps_v_rows(whole_lines: bool, split_len: u32, block_k: u32) -> bool {
+    match crate::tune::knob("decode_vc") {
+        Some(n) => n == 1,
+        None => whole_lines && split_len <= CLAMP_V_STRIDES * block_k,
+    }
+}
+
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
 fn team_tiles(
     caps: &Capabilities,
@@ -536,6 +561,7 @@ fn team_tiles(
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
+    let clamped_v = clamps_v_rows(whole_lines, split_len, block_k);
     let output_parts = team_output_parts(desc, teams);
     Ok(VectorTiles {
         rows,
@@ -554,6 +580,7 @@ fn team_tiles(
         team,
         scattered,
         whole_lines,
+        clamped_v,
         merged: false,
         output_parts,
     })
@@ -769,6 +796,7 @@ fn matrix_tiles(
         team: 0,
         scattered: false,
         whole_lines: false,
+        clamped_v: false,
         merged: false,
         output_parts: 1,
         k_ahead: false,
@@ -920,6 +948,7 @@ pub fn plan(
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
             ("KL", t.whole_lines as u32),
+            ("VC", t.clamped_v as u32),
         ];
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
@@ -1232,6 +1261,36 @@ mod tests {
         ] {
             let x = t(hq, hkv, dim, dv, dtype);
             assert!(!x.whole_lines, "{hq}/{hkv} d{dim} dv{dv} {dtype:?}: {x:?}");
+        }
+    }
+
+    #[test]
+    fn v_rows_clamped_for_whole_k_lines_in_splits_of_at_most_8_strides() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let t = |hkv, dim, kv, dtype| {
+            let desc = AttentionDesc::new(1, 32, hkv, 1, kv, dim).with_dtype(dtype);
+            fit_tiles(&nvidia, &desc, None).unwrap()
+        };
+        // 32/8 heads at d128 f16: 33 splits of 504 keys at 16384 (7.9 strides of 64 keys),
+        // about 1000 at 32768 (over 8 strides).
+        for kv in [1, 1000, 4096, 16384, 32768, 131072] {
+            let g = t(8, 128, kv, DType::F16);
+            assert!(g.whole_lines, "{kv}: {g:?}");
+            assert_eq!(g.clamped_v, g.split_len <= 8 * g.block_k, "{kv}: {g:?}");
+            assert_eq!(g.clamped_v, kv <= 16384, "{kv}: {g:?}");
+        }
+        // Not without whole K lines (d64, f32, MHA), however short the splits.
+        for (hkv, dim, dtype) in [
+            (8, 64, DType::F16),
+            (8, 128, DType::F32),
+            (32, 128, DType::F16),
+        ] {
+            let x = t(hkv, dim, 4096, dtype);
+            assert!(
+                !x.whole_lines && !x.clamped_v,
+                "{hkv} d{dim} {dtype:?}: {x:?}"
+            );
         }
     }
 
