@@ -429,6 +429,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
     workgroupBarrier();
 
+    // Scattered: the query vector whose scores the lane keeps.
     let my_qv = query_vector(kv_head, dg.qv0, scatter_row(lane));
     let ln = LaneKeys(b, key_end, lane, jk, kh, c0, c1, c2, c3, my_qv, qvs);
     let zero = vec4<f32>();
