@@ -527,8 +527,8 @@ const CLAMP_V_STRIDES: u32 = 8;
 /// interleaved) 0-1.4% faster at 16384 keys (33 splits of 504 keys, 8 strides; run 91
 /// 2149-2169 GB/s against 2123-2136, run 94 the same median), 0.6-2% at 1024 and 4096; forced
 /// on for longer splits (runs 87 and 90) it was 0.3 / 0.9 / 1% slower at 32768 / 65536 /
-/// 131072 keys (16 to 62 strides). Knob `decode_vc`
-/// (0 or 1): never, or wherever the subgroup kernel runs.
+/// 131072 keys (16 to 62 strides). Knob `decode_vc` (0 or 1): never, or wherever the subgroup
+/// kernel runs.
 pub fn clamps_v_rows(whole_lines: bool, split_len: u32, block_k: u32) -> bool {
     match crate::tune::knob("decode_vc") {
         Some(n) => n == 1,
