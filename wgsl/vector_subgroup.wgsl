@@ -30,19 +30,21 @@
 // step 3 gathers each key's 4 P from 4 lanes (`probs1_of`, the same 4 shuffles). With KL as
 // well (d128, 8 keys a block: `full_lines`) step 1 takes 8 lanes a K row over the block's two
 // halves, so that each K load instruction reads whole 128-byte lines, as V's do.
-// A lane's code asks for a block's K and V loads together at its start; the other teams overlap
+// A lane's code asks for a block's K and V loads together at its start (`stream_blocks`), then
+// takes its scores and softmax (`block_scores`) and its P V (`block_pv`); the other teams overlap
 // their latency (on the H200, loading the next block during this one took 176 registers, one
-// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session). There the driver issues the
-// V loads once K's have arrived, and that was faster than V's issued with K's or after the scores
-// (twenty-third session); anywhere else in the loop, or the first block's before the queries'
-// barrier, was slower still (twenty-fourth: `take_block` takes a block's loads as `load_block`
-// asks for them). With VC (the host's choice for short splits with KL) V's rows past `key_end` are
-// read as the last key's (their P is 0) rather than as zeros under a predicate: the same loads,
-// compiled to faster code there. After its last block each team adds its KH key slices (shuffles)
-// and writes its output, max and sum to workgroup memory; the workgroup then merges the teams
-// (rescaling each to the largest max) and writes the output (one split) or the split's
-// unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last of
-// the splits to finish (wgsl/split_merge_in_pass.wgsl).
+// workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session; a block's P V done after
+// the next block's K loads were asked for, 128 registers, was 4% slower: twenty-fifth). There the
+// driver issues the V loads once K's have arrived, and that was faster than V's issued with K's or
+// after the scores (twenty-third session); anywhere else in the loop, or the first block's before
+// the queries' barrier, was slower still (twenty-fourth). With VC (the host's choice for short
+// splits with KL) V's rows past `key_end` are read as the last key's (their P is 0) rather than as
+// zeros under a predicate: the same loads, compiled to faster code there. After its last block
+// each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
+// memory; the workgroup then merges the teams (rescaling each to the largest max) and writes the
+// output (one split) or the split's unnormalised output, max and sum (several), which
+// wgsl/vector_reduce.wgsl merges, or the last of the splits to finish
+// (wgsl/split_merge_in_pass.wgsl).
 
 override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
 override HEAD_DIM: u32 = 128u;
@@ -80,25 +82,26 @@ var<workgroup> o_s: array<vec4<f32>, TEAMS * V_HEAD_DIM / OS_PARTS>;
 var<workgroup> m_s: array<vec4<f32>, TEAMS>;
 var<workgroup> l_s: array<vec4<f32>, TEAMS>;
 
-// A lane's loads for one block: its 4 K chunks (step 1) and its 4 V chunks (step 3).
-struct Block {
+// A lane's K loads for one block: its 4 K chunks (step 1).
+struct KBlock {
     k0: Raw,
     k1: Raw,
     k2: Raw,
     k3: Raw,
+}
+
+// A lane's V loads for one block: its 4 V chunks (step 3).
+struct VBlock {
     v0: Raw,
     v1: Raw,
     v2: Raw,
     v3: Raw,
 }
 
-// The lane's loads of the block at key `kb` (V zeros past `key_end`, or with VC the last key's): K
-// chunks u + n * LPK of key kb + jk (with `full_lines` chunks u and u + 8 of keys kb + jk and kb +
-// 4 + jk), V chunk c of keys kb + kh + n * KH.
-fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, c: u32, kh: u32)
-    -> Block {
+// The lane's K loads of the block at key `kb`: chunks u + n * LPK of key kb + jk (with
+// `full_lines` chunks u and u + 8 of keys kb + jk and kb + 4 + jk).
+fn load_k(k_head: u32, kb: u32, key_end: u32, jk: u32, u: u32) -> KBlock {
     let d8 = HEAD_DIM / 8u;
-    let kh_step = TEAM / (V_HEAD_DIM / 8u);
     // Keys past `key_end` read the last key (their scores are excluded): no K load is skipped,
     // which on the H200 saved the zeroing and predicates around them (BENCHMARKS.md, fourteenth
     // session).
@@ -107,16 +110,24 @@ fn load_block(k_head: u32, v_head: u32, kb: u32, key_end: u32, jk: u32, u: u32, 
     // With `full_lines` (jk < 4, u < 8) key kb + 4 + jk's chunks too.
     let kr2 = k_head + min(kb + 4u + jk, key_end - 1u) * p.k.w + 8u * u;
     let fl = full_lines();
+    return KBlock(
+        load_chunk(false, kr, fl || u < d8),
+        load_chunk(false, select(kr + kstep, kr + 64u, fl), fl || u + LPK < d8),
+        load_chunk(false, select(kr + 2u * kstep, kr2, fl), fl || u + 2u * LPK < d8),
+        load_chunk(false, select(kr + 3u * kstep, kr2 + 64u, fl), fl || u + 3u * LPK < d8),
+    );
+}
+
+// The lane's V loads of the block at key `kb` (zeros past `key_end`, or with VC the last key's):
+// chunk c of keys kb + kh + n * KH.
+fn load_v(v_head: u32, kb: u32, key_end: u32, c: u32, kh: u32) -> VBlock {
+    let kh_step = TEAM / (V_HEAD_DIM / 8u);
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
     let j = kb + kh;
     let in_block = keys_in_block();
-    return Block(
-        load_chunk(false, kr, fl || u < d8),
-        load_chunk(false, select(kr + kstep, kr + 64u, fl), fl || u + LPK < d8),
-        load_chunk(false, select(kr + 2u * kstep, kr2, fl), fl || u + 2u * LPK < d8),
-        load_chunk(false, select(kr + 3u * kstep, kr2 + 64u, fl), fl || u + 3u * LPK < d8),
+    return VBlock(
         load_chunk(true, v_at(vr, v_head, j, key_end, c),
                    (in_block || kh < kb_end) && v_in(j, key_end)),
         load_chunk(true, v_at(vr + vs, v_head, j + kh_step, key_end, c),
@@ -143,7 +154,7 @@ fn v_in(j: u32, key_end: u32) -> bool {
 }
 
 // Whether every key kh + n * KH (n < 4) of step 3 lies in the block, whatever the lane: then
-// `load_block` and `probs_of` need no check of it (a constant: the checks fold).
+// `load_v` and `probs_of` need no check of it (a constant: the checks fold).
 fn keys_in_block() -> bool {
     return 4u * LPK <= V_HEAD_DIM / 8u;
 }
@@ -257,6 +268,10 @@ struct Acc {
     // (`my_qv`).
     m1: f32,
     lsum1: f32,
+    // P of the block whose scores `block_scores` took last, for its P V (`block_pv`): the lane's
+    // key's for the 4 query vectors, or (scattered) its one query vector's.
+    pr: vec4<f32>,
+    pl: f32,
 }
 
 // What a lane's blocks share: the batch, the split's end, the lane, its key and chunks in step 1
@@ -276,10 +291,9 @@ struct LaneKeys {
     qvs: array<QueryVector, 4>,
 }
 
-// Steps 1-3 of the block at key `kb` (its loads `blk`, asked for just before: on the H200 a load
-// asked for anywhere else, before the queries' barrier for the first block or at the end of the
-// block before for the next, was 7-8% slower; BENCHMARKS.md, twenty-fourth session).
-fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
+// Steps 1-2 of the block at key `kb` (its K loads `kx`): the scores, the running max raised
+// where needed (the outputs rescaled), and P in `pr` / `pl` for `block_pv`.
+fn block_scores(acc: Acc, kx: KBlock, kb: u32, ln: LaneKeys) -> Acc {
     var st = acc.st;
     var m = acc.m;
     var lsum = acc.lsum;
@@ -289,7 +303,6 @@ fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
     let key_end = ln.key_end;
     let lane = ln.lane;
     let jk = ln.jk;
-    let kh = ln.kh;
     let c0 = ln.c0;
     let c1 = ln.c1;
     let c2 = ln.c2;
@@ -297,26 +310,22 @@ fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
     let my_qv = ln.my_qv;
     let qvs = ln.qvs;
     let fl = full_lines();
-    let kh_n = TEAM / (V_HEAD_DIM / 8u);
     // 1. Scores of key kb + jk for the 4 query vectors (with `fl` over chunks u, u + 8).
-    var s = add_dots4(vec4<f32>(), c0, unpack_chunk(blk.k0));
-    s = add_dots4(s, c1, unpack_chunk(blk.k1));
+    var s = add_dots4(vec4<f32>(), c0, unpack_chunk(kx.k0));
+    s = add_dots4(s, c1, unpack_chunk(kx.k1));
     // With `fl`, key kb + 4 + jk's (over the same chunks).
     var s2 = vec4<f32>();
     if (fl) {
-        s2 = add_dots4(s2, c0, unpack_chunk(blk.k2));
-        s2 = add_dots4(s2, c1, unpack_chunk(blk.k3));
+        s2 = add_dots4(s2, c0, unpack_chunk(kx.k2));
+        s2 = add_dots4(s2, c1, unpack_chunk(kx.k3));
     } else {
-        s = add_dots4(s, c2, unpack_chunk(blk.k2));
-        s = add_dots4(s, c3, unpack_chunk(blk.k3));
+        s = add_dots4(s, c2, unpack_chunk(kx.k2));
+        s = add_dots4(s, c3, unpack_chunk(kx.k3));
     }
     let key = kb + jk;
-    // 2. P of the keys kh + n * KH (n < 4) of step 3 for the 4 query vectors (variables, not
-    // an array, which a driver may place in memory).
-    var p0: vec4<f32>;
-    var p1: vec4<f32>;
-    var p2: vec4<f32>;
-    var p3: vec4<f32>;
+    // 2. P of the lane's key (scattered: of its one query vector).
+    var pr = vec4<f32>();
+    var pl = 0.0;
     if (scattered()) {
         // One score a lane (every lane takes part in the shuffles: none inside a branch that
         // lanes could take apart; `fl` is a constant).
@@ -343,20 +352,8 @@ fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
             lsum1 *= a1;
             m1 = m_new;
         }
-        let pl = exp2(x - m1);
+        pl = exp2(x - m1);
         lsum1 += pl;
-        if (fl) {
-            // Key k of the block lies in lanes 8 (k % 4) + 4 (k / 4) + 0..3.
-            p0 = gather_rows(pl, 8u * kh);
-            p1 = gather_rows(pl, 8u * (kh + 2u));
-            p2 = gather_rows(pl, 8u * kh + 4u);
-            p3 = gather_rows(pl, 8u * (kh + 2u) + 4u);
-        } else {
-            p0 = probs1_of(pl, kh);
-            p1 = probs1_of(pl, kh + kh_n);
-            p2 = probs1_of(pl, kh + 2u * kh_n);
-            p3 = probs1_of(pl, kh + 3u * kh_n);
-        }
     } else {
         for (var w = 1u; w < LPK; w *= 2u) {
             s += subgroupShuffleXor(s, w);
@@ -380,17 +377,61 @@ fn take_block(acc: Acc, blk: Block, kb: u32, ln: LaneKeys) -> Acc {
             lsum *= alpha;
             m = m_new;
         }
-        let pr = exp2(s - m);
+        pr = exp2(s - m);
         lsum += pr;
-        p0 = probs_of(pr, kh);
-        p1 = probs_of(pr, kh + kh_n);
-        p2 = probs_of(pr, kh + 2u * kh_n);
-        p3 = probs_of(pr, kh + 3u * kh_n);
     }
-    // 3. P V over the lane's keys of the block.
-    st = update_outputs(st, p0, p1, p2, p3, unpack_chunk(blk.v0),
-                        unpack_chunk(blk.v1), unpack_chunk(blk.v2), unpack_chunk(blk.v3));
-    return Acc(st, m, lsum, m1, lsum1);
+    return Acc(st, m, lsum, m1, lsum1, pr, pl);
+}
+
+// Step 3 of the block whose P `block_scores` left in `acc` (its V loads `vx`): P V over the
+// lane's keys kh + n * KH (n < 4) of the block.
+fn block_pv(acc: Acc, vx: VBlock, ln: LaneKeys) -> Acc {
+    let kh = ln.kh;
+    let kh_n = TEAM / (V_HEAD_DIM / 8u);
+    // The keys' P for the 4 query vectors (variables, not an array, which a driver may place in
+    // memory).
+    var p0: vec4<f32>;
+    var p1: vec4<f32>;
+    var p2: vec4<f32>;
+    var p3: vec4<f32>;
+    if (scattered()) {
+        if (full_lines()) {
+            // Key k of the block lies in lanes 8 (k % 4) + 4 (k / 4) + 0..3.
+            p0 = gather_rows(acc.pl, 8u * kh);
+            p1 = gather_rows(acc.pl, 8u * (kh + 2u));
+            p2 = gather_rows(acc.pl, 8u * kh + 4u);
+            p3 = gather_rows(acc.pl, 8u * (kh + 2u) + 4u);
+        } else {
+            p0 = probs1_of(acc.pl, kh);
+            p1 = probs1_of(acc.pl, kh + kh_n);
+            p2 = probs1_of(acc.pl, kh + 2u * kh_n);
+            p3 = probs1_of(acc.pl, kh + 3u * kh_n);
+        }
+    } else {
+        p0 = probs_of(acc.pr, kh);
+        p1 = probs_of(acc.pr, kh + kh_n);
+        p2 = probs_of(acc.pr, kh + 2u * kh_n);
+        p3 = probs_of(acc.pr, kh + 3u * kh_n);
+    }
+    var n = acc;
+    n.st = update_outputs(acc.st, p0, p1, p2, p3, unpack_chunk(vx.v0), unpack_chunk(vx.v1),
+                          unpack_chunk(vx.v2), unpack_chunk(vx.v3));
+    return n;
+}
+
+// The team's blocks first, first + stride, ... below `key_end`, each block's K and V loads
+// asked for at its start (on the H200 a load asked for anywhere else, before the queries'
+// barrier for the first block or at the end of the block before for the next, was 7-8% slower;
+// BENCHMARKS.md, twenty-fourth session).
+fn stream_blocks(acc0: Acc, first: u32, stride: u32, k_head: u32, v_head: u32, u: u32, c: u32,
+                 ln: LaneKeys) -> Acc {
+    var acc = acc0;
+    for (var kb = first; kb < ln.key_end; kb += stride) {
+        let kx = load_k(k_head, kb, ln.key_end, ln.jk, u);
+        let vx = load_v(v_head, kb, ln.key_end, c, ln.kh);
+        acc = block_pv(block_scores(acc, kx, kb, ln), vx, ln);
+    }
+    return acc;
 }
 
 @compute @workgroup_size(TEAM * TEAMS)
@@ -434,10 +475,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let ln = LaneKeys(b, key_end, lane, jk, kh, c0, c1, c2, c3, my_qv, qvs);
     let zero = vec4<f32>();
     var acc = Acc(State(zero, zero, zero, zero, zero, zero, zero, zero, zero), vec4<f32>(FLOOR),
-                  zero, FLOOR, 0.0);
-    for (var kb = first; kb < key_end; kb += stride) {
-        acc = take_block(acc, load_block(k_head, v_head, kb, key_end, jk, u, c, kh), kb, ln);
-    }
+                  zero, FLOOR, 0.0, zero, 0.0);
+    acc = stream_blocks(acc, first, stride, k_head, v_head, u, c, ln);
     var st = acc.st;
     var m = acc.m;
 
