@@ -34,7 +34,8 @@
 // takes its scores and softmax (`block_scores`) and its P V (`block_pv`); the other teams overlap
 // their latency (on the H200, loading the next block during this one took 176 registers, one
 // workgroup an SM, and was slower: BENCHMARKS.md, thirteenth session; a block's P V done after
-// the next block's K loads were asked for, 128 registers, was 4% slower: twenty-fifth). There the
+// the next block's K loads were asked for, 128 registers, was 4% slower, and the next block's V
+// loads staged in workgroup memory through this block's work 7-10%: twenty-fifth). There the
 // driver issues the V loads once K's have arrived, and that was faster than V's issued with K's or
 // after the scores (twenty-third session); anywhere else in the loop, or the first block's before
 // the queries' barrier, was slower still (twenty-fourth). With VC (the host's choice for short
