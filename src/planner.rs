@@ -265,7 +265,7 @@ impl fmt::Display for Plan {
             )?,
             Kernel::Vector(t) => write!(
                 f,
-                "vector rows={} BK={}{}{}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
+                "vector rows={} BK={}{}{}{}{}{}{}{} splits={}x{}{} threads={} wg_mem={}B",
                 t.rows,
                 t.block_k,
                 if t.matrix { " coop" } else { "" },
@@ -275,6 +275,7 @@ impl fmt::Display for Plan {
                 if t.scattered { " scattered" } else { "" },
                 if t.whole_lines { " whole_k_lines" } else { "" },
                 if t.clamped_v { " clamped_v" } else { "" },
+                if t.half_queries { " half_queries" } else { "" },
                 if t.k_ahead { " k_ahead" } else { "" },
                 t.kv_splits,
                 t.split_len,

@@ -558,16 +558,23 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let scattered = std::cell::Cell::new(0);
     let whole_lines = std::cell::Cell::new(0);
     let clamped_v = std::cell::Cell::new(0);
+    let half_queries = std::cell::Cell::new(0);
     let merged = std::cell::Cell::new(0);
     assert_cases_on(ctx, &cases, 2000, |k| {
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
         whole_lines.set(whole_lines.get() + matches!(k, Kernel::Vector(t) if t.whole_lines) as u32);
         clamped_v.set(clamped_v.get() + matches!(k, Kernel::Vector(t) if t.clamped_v) as u32);
+        half_queries
+            .set(half_queries.get() + matches!(k, Kernel::Vector(t) if t.half_queries) as u32);
         merged.set(merged.get() + matches!(k, Kernel::Vector(t) if t.merged) as u32);
         matches!(k, Kernel::Vector(t) if t.team > 0)
     });
     if dtypes().contains(&DType::F16) && shapes.iter().any(|&(d, _)| d >= 128) {
         assert!(scattered.get() > 0, "no case took the scattered scores");
+    }
+    // The queries staged as f16 (f16, splits of at most 4 strides: the short caches).
+    if dtypes().contains(&DType::F16) {
+        assert!(half_queries.get() > 0, "no case staged the queries as f16");
     }
     // K's rows in whole lines (scattered scores at d128, 32-lane subgroups).
     if dtypes().contains(&DType::F16)
@@ -596,13 +603,14 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
-         scattered scores ({} reading K in whole lines, {} of them clamping V), {} with the \
-         splits merged in the split pass",
+         scattered scores ({} reading K in whole lines, {} of them clamping V), {} staging the \
+         queries as f16, {} with the splits merged in the split pass",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
         whole_lines.get(),
         clamped_v.get(),
+        half_queries.get(),
         merged.get()
     );
 }

@@ -27,6 +27,8 @@ fn shapes() -> Vec<AttentionDesc> {
         for d in (8..=256).step_by(8) {
             out.push(AttentionDesc::new(1, 4, 2, 100, 300, d).with_dtype(dtype));
             out.push(AttentionDesc::new(1, 4, 1, 1, 4096, d).with_dtype(dtype));
+            // A short cache: splits of a few strides (the subgroup kernel's f16 queries).
+            out.push(AttentionDesc::new(1, 4, 1, 1, 48, d).with_dtype(dtype));
             // Short queries the decode kernel takes (32 query vectors a workgroup at most).
             out.push(AttentionDesc::new(1, 8, 2, 16, 4096, d).with_dtype(dtype));
             out.push(AttentionDesc::new(1, 4, 4, 32, 1024, d).with_dtype(dtype));
@@ -42,6 +44,13 @@ fn shapes() -> Vec<AttentionDesc> {
         }
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
+        // A short cache at d128 with V of 64 (8-lane subgroups take d128 only so): the subgroup
+        // kernel's f16 queries where its teams hold at most 64 output columns.
+        out.push(
+            AttentionDesc::new(1, 4, 1, 1, 48, 128)
+                .with_v_head_dim(64)
+                .with_dtype(dtype),
+        );
         // Short queries against long caches: the cooperative kernel with the keys split (f32:
         // the split variant from 33 rows, its maxima after the partial results).
         for d in [64, 128] {
@@ -265,6 +274,17 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 variants.keys().any(|l| l.starts_with("vector_subgroup ")),
                 "{profile}: no subgroup decode variant planned"
             );
+            // With the queries staged as f16 (short splits) and as f32 (long ones).
+            if caps.shader_f16 {
+                for qh in [" QH=0", " QH=1"] {
+                    assert!(
+                        variants
+                            .keys()
+                            .any(|l| l.starts_with("vector_subgroup") && l.contains(qh)),
+                        "{profile}: no subgroup decode variant with{qh} planned"
+                    );
+                }
+            }
             // Its scattered scores too (4 query vectors of f16, head dims from 128).
             if caps.shader_f16 && caps.subgroup_min_size >= 16 {
                 assert!(

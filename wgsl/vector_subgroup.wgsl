@@ -40,12 +40,14 @@
 // after the scores (twenty-third session); anywhere else in the loop, or the first block's before
 // the queries' barrier, was slower still (twenty-fourth). With VC (the host's choice for short
 // splits with KL) V's rows past `key_end` are read as the last key's (their P is 0) rather than as
-// zeros under a predicate: the same loads, compiled to faster code there. After its last block
-// each team adds its KH key slices (shuffles) and writes its output, max and sum to workgroup
-// memory; the workgroup then merges the teams (rescaling each to the largest max) and writes the
-// output (one split) or the split's unnormalised output, max and sum (several), which
-// wgsl/vector_reduce.wgsl merges, or the last of the splits to finish
-// (wgsl/split_merge_in_pass.wgsl).
+// zeros under a predicate: the same loads, compiled to faster code there. With QH (f16, the host's
+// choice at d128 for splits of at most 4 strides) the queries are staged as f16, not f32: half
+// the workgroup memory and a shorter staging before the loop, one conversion a query element in
+// each block's scores. After its last block each team adds its KH key slices (shuffles) and
+// writes its output, max and sum to workgroup memory; the workgroup then merges the teams
+// (rescaling each to the largest max) and writes the output (one split) or the split's
+// unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last
+// of the splits to finish (wgsl/split_merge_in_pass.wgsl).
 
 override RG: u32 = 4u;          // query vectors per workgroup (at most 4)
 override HEAD_DIM: u32 = 128u;
@@ -67,6 +69,7 @@ override MERGE_ABLATE: u32 = 0u;
 override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
 override KL: u32 = 0u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
 override VC: u32 = 0u;          // 1: V rows past `key_end` read the last key's (P is 0 there)
+override QH: u32 = 0u;          // 1 (f16, the host's choice): the queries staged as f16 (`qh_s`)
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -76,11 +79,14 @@ const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P <
 // With several splits, each split's unnormalised outputs, max and sum go to `partial`
 // (wgsl/split_partial.wgsl, after this kernel).
 
-// The 4 query vectors (zeros past RG), f32.
-var<workgroup> q_s: array<vec4<f32>, HEAD_DIM>;
+// The 4 query vectors (zeros past RG), f32; one unused vec4 with QH.
+var<workgroup> q_s: array<vec4<f32>, HEAD_DIM * (1u - QH) + QH>;
 // The teams' outputs [team][query vector][column quad of the part], then their maxima and sums.
 var<workgroup> o_s: array<vec4<f32>, TEAMS * V_HEAD_DIM / OS_PARTS>;
 var<workgroup> m_s: array<vec4<f32>, TEAMS>;
+// With QH, in place of `q_s`: the 4 query vectors as f16 ([query vector][chunk], 8 elements a
+// vec4<u32>); one unused vec4 otherwise.
+var<workgroup> qh_s: array<vec4<u32>, 1u + QH * (HEAD_DIM / 2u - 1u)>;
 var<workgroup> l_s: array<vec4<f32>, TEAMS>;
 
 // A lane's K loads for one block: its 4 K chunks (step 1).
@@ -258,6 +264,42 @@ fn merge_teams(kv_head: u32, qv0: u32, b: u32, split: u32, t: u32, part: u32, pq
     }
 }
 
+// With QH: stages the 4 query vectors of the workgroup whose first is `qv0` in `qh_s` as f16
+// (zeros past the group); thread t of `threads`.
+fn stage_queries_h(kv_head: u32, qv0: u32, b: u32, t: u32, threads: u32) {
+    let d8 = HEAD_DIM / 8u;
+    for (var e = t; e < 4u * d8; e += threads) {
+        let qv = query_vector(kv_head, qv0, e / d8);
+        var x = vec4<u32>();
+        if (qv.valid) {
+            let at = row_base(p.q, b, qv.h, qv.i) + 8u * (e % d8);
+            x = vec4<u32>(pack2x16float(vec2<f32>(f32(q[at]), f32(q[at + 1u]))),
+                          pack2x16float(vec2<f32>(f32(q[at + 2u]), f32(q[at + 3u]))),
+                          pack2x16float(vec2<f32>(f32(q[at + 4u]), f32(q[at + 5u]))),
+                          pack2x16float(vec2<f32>(f32(q[at + 6u]), f32(q[at + 7u]))));
+        }
+        qh_s[e] = x;
+    }
+}
+
+// s + q · k over chunk c of query vectors 0 .. 3 (`add_dots4`), with QH the queries' chunks
+// from `qh_s` (converted as K's are: the same FMA chains).
+fn dots4(s: vec4<f32>, c: u32, x: Chunk) -> vec4<f32> {
+    if (QH == 0u) {
+        return add_dots4(s, c, x);
+    }
+    let d8 = HEAD_DIM / 8u;
+    let z = vec4<u32>();
+    let a = unpack_chunk(Raw(qh_s[c], z));
+    let b = unpack_chunk(Raw(qh_s[d8 + c], z));
+    let e = unpack_chunk(Raw(qh_s[2u * d8 + c], z));
+    let f = unpack_chunk(Raw(qh_s[3u * d8 + c], z));
+    return vec4<f32>(fma_dot(fma_dot(s.x, a.lo, x.lo), a.hi, x.hi),
+                     fma_dot(fma_dot(s.y, b.lo, x.lo), b.hi, x.hi),
+                     fma_dot(fma_dot(s.z, e.lo, x.lo), e.hi, x.hi),
+                     fma_dot(fma_dot(s.w, f.lo, x.lo), f.hi, x.hi));
+}
+
 // A lane's running state over its team's blocks.
 struct Acc {
     st: State,      // its outputs (and, once the team is done, the team's sums of P)
@@ -312,16 +354,16 @@ fn block_scores(acc: Acc, kx: KBlock, kb: u32, ln: LaneKeys) -> Acc {
     let qvs = ln.qvs;
     let fl = full_lines();
     // 1. Scores of key kb + jk for the 4 query vectors (with `fl` over chunks u, u + 8).
-    var s = add_dots4(vec4<f32>(), c0, unpack_chunk(kx.k0));
-    s = add_dots4(s, c1, unpack_chunk(kx.k1));
+    var s = dots4(vec4<f32>(), c0, unpack_chunk(kx.k0));
+    s = dots4(s, c1, unpack_chunk(kx.k1));
     // With `fl`, key kb + 4 + jk's (over the same chunks).
     var s2 = vec4<f32>();
     if (fl) {
-        s2 = add_dots4(s2, c0, unpack_chunk(kx.k2));
-        s2 = add_dots4(s2, c1, unpack_chunk(kx.k3));
+        s2 = dots4(s2, c0, unpack_chunk(kx.k2));
+        s2 = dots4(s2, c1, unpack_chunk(kx.k3));
     } else {
-        s = add_dots4(s, c2, unpack_chunk(kx.k2));
-        s = add_dots4(s, c3, unpack_chunk(kx.k3));
+        s = dots4(s, c2, unpack_chunk(kx.k2));
+        s = dots4(s, c3, unpack_chunk(kx.k3));
     }
     let key = kb + jk;
     // 2. P of the lane's key (scattered: of its one query vector).
@@ -468,7 +510,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let first = dg.key_begin + team * kb_n;
 
     // The queries, f32, zeros for vectors past the group (4 rows, whatever RG).
-    stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
+    if (QH == 1u) {
+        stage_queries_h(kv_head, dg.qv0, b, t, TEAM * TEAMS);
+    } else {
+        stage_queries(kv_head, dg.qv0, b, t, 4u, TEAM * TEAMS);
+    }
     workgroupBarrier();
 
     // Scattered: the query vector whose scores the lane keeps.

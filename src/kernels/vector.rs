@@ -141,6 +141,9 @@ pub struct VectorTiles {
     /// The subgroup kernel reads V's rows past the split's end as its last key's (their P is 0)
     /// rather than loading zeros under a predicate (`VC` in the shader). See [`clamps_v_rows`].
     pub clamped_v: bool,
+    /// The subgroup kernel stages the queries as f16 rather than f32 (`QH` in the shader). See
+    /// [`stages_half_queries`].
+    pub half_queries: bool,
     /// The subgroup kernel's last split to finish for a query group merges the splits
     /// (`wgsl/split_merge_in_pass.wgsl`): one dispatch, no reduce pass. See [`merges_in_pass`].
     pub merged: bool,
@@ -256,8 +259,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_scat` (0 or 1, see [`scatters_scores`]), `decode_os_parts` (1 or 2: its teams'
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`),
 /// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`]),
-/// `decode_vc` (0 or 1: V's rows past a split's end clamped, see [`clamps_v_rows`])
-/// and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// `decode_vc` (0 or 1: V's rows past a split's end clamped, see [`clamps_v_rows`]),
+/// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]) and
+/// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
 pub fn fit_tiles(
@@ -385,6 +389,7 @@ pub fn fit_tiles(
         scattered: false,
         whole_lines: false,
         clamped_v: false,
+        half_queries: false,
         merged: false,
         output_parts: 1,
     })
@@ -413,10 +418,16 @@ fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
     (keys <= 4 * (team / dv8)).then_some((lanes_per_key, keys))
 }
 
-/// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32), the teams'
-/// outputs (merged in `parts` parts of the columns), maxima and sums.
-fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32, parts: u32) -> u32 {
-    desc.head_dim * 16 + teams * desc.v_head_dim * 16 / parts + 2 * teams * 16
+/// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32, or f16 where
+/// `half_queries`, with one unused vec4 of the other array), the teams' outputs (merged in
+/// `parts` parts of the columns), maxima and sums. The f32 queries' is the most it takes.
+fn team_workgroup_bytes(desc: &AttentionDesc, teams: u32, parts: u32, half_queries: bool) -> u32 {
+    let queries = if half_queries {
+        desc.head_dim * 8
+    } else {
+        desc.head_dim * 16
+    };
+    queries + 16 + teams * desc.v_head_dim * 16 / parts + 2 * teams * 16
 }
 
 /// Workgroup memory the subgroup decode kernel keeps within where halving its teams' outputs
@@ -433,7 +444,7 @@ const TEAM_OCCUPANCY_BYTES: u32 = 24 * 1024;
 fn team_output_parts(desc: &AttentionDesc, teams: u32) -> u32 {
     match crate::tune::knob("decode_os_parts") {
         Some(n @ (1 | 2)) => n,
-        _ if team_workgroup_bytes(desc, teams, 1) > TEAM_OCCUPANCY_BYTES => 2,
+        _ if team_workgroup_bytes(desc, teams, 1, false) > TEAM_OCCUPANCY_BYTES => 2,
         _ => 1,
     }
 }
@@ -444,7 +455,7 @@ fn team_output_parts(desc: &AttentionDesc, teams: u32) -> u32 {
 fn teams_fit(caps: &Capabilities, desc: &AttentionDesc, teams: u32, team: u32) -> bool {
     teams * team <= caps.max_invocations_per_workgroup
         && teams * team <= caps.max_workgroup_size_x
-        && team_workgroup_bytes(desc, teams, team_output_parts(desc, teams))
+        && team_workgroup_bytes(desc, teams, team_output_parts(desc, teams), false)
             <= caps.max_workgroup_storage_bytes
 }
 
@@ -536,6 +547,30 @@ pub fn clamps_v_rows(whole_lines: bool, split_len: u32, block_k: u32) -> bool {
     }
 }
 
+/// Workgroup strides of keys a split takes at most where [`stages_half_queries`] stages the
+/// queries as f16.
+const HALF_Q_STRIDES: u32 = 4;
+
+/// Whether the subgroup kernel with splits of `split_len` keys and workgroup strides of
+/// `block_k` stages the queries as f16 rather than f32 (`QH` in `wgsl/vector_subgroup.wgsl`;
+/// exact: the queries are f16): for f16 at head dim 128 where a split is at most
+/// `HALF_Q_STRIDES` (4) strides. Half the workgroup memory for the queries and a shorter staging
+/// before the loop, but a conversion per query element in every block's scores. On the H200
+/// (BENCHMARKS.md, twenty-fifth session, runs 102-103; calls interleaved), 32/8 heads at d128:
+/// 3% faster at 256 keys (one split), 1.3-1.6% at 1024-4096 and 6.8% at 8192 (splits of 256
+/// keys, 4 strides); 32/32 heads with 4 query rows and batch 4 2.6% faster at 256 and 1024 keys,
+/// the same at 4096; forced on for longer splits 1.3% slower at 16384 keys (504, 8 strides) and
+/// 1.7-2% from 32768; at d64 3-6% slower at every length (256-16384 keys), so not there; d256
+/// takes it nowhere measured. Knob `decode_qh` (0 or 1): never, or wherever the subgroup kernel
+/// runs f16.
+pub fn stages_half_queries(desc: &AttentionDesc, split_len: u32, block_k: u32) -> bool {
+    let f16 = desc.dtype.size_bytes() == 2;
+    match crate::tune::knob("decode_qh") {
+        Some(n) => f16 && n == 1,
+        None => f16 && desc.head_dim == 128 && split_len <= HALF_Q_STRIDES * block_k,
+    }
+}
+
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
 fn team_tiles(
     caps: &Capabilities,
@@ -563,6 +598,7 @@ fn team_tiles(
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
     let clamped_v = clamps_v_rows(whole_lines, split_len, block_k);
+    let half_queries = stages_half_queries(desc, split_len, block_k);
     let output_parts = team_output_parts(desc, teams);
     Ok(VectorTiles {
         rows,
@@ -570,7 +606,7 @@ fn team_tiles(
         workgroup_size: teams * team,
         kv_splits,
         split_len,
-        workgroup_bytes: team_workgroup_bytes(desc, teams, output_parts),
+        workgroup_bytes: team_workgroup_bytes(desc, teams, output_parts, half_queries),
         lanes_per_key,
         key_groups: 0,
         merge_vec4s: 0,
@@ -582,6 +618,7 @@ fn team_tiles(
         scattered,
         whole_lines,
         clamped_v,
+        half_queries,
         merged: false,
         output_parts,
     })
@@ -798,6 +835,7 @@ fn matrix_tiles(
         scattered: false,
         whole_lines: false,
         clamped_v: false,
+        half_queries: false,
         merged: false,
         output_parts: 1,
         k_ahead: false,
@@ -950,6 +988,7 @@ pub fn plan(
             ("OS_PARTS", t.output_parts),
             ("KL", t.whole_lines as u32),
             ("VC", t.clamped_v as u32),
+            ("QH", t.half_queries as u32),
         ];
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
@@ -1052,7 +1091,10 @@ mod tests {
                 let t = fit_tiles(&caps, &desc, None).unwrap();
                 assert!(t.team > 0, "d{d}: {t:?}");
                 assert_eq!(t.output_parts, parts, "d{d}: {t:?}");
-                assert_eq!(t.workgroup_bytes, team_workgroup_bytes(&desc, TEAMS, parts));
+                assert_eq!(
+                    t.workgroup_bytes,
+                    team_workgroup_bytes(&desc, TEAMS, parts, t.half_queries)
+                );
                 assert!(t.workgroup_bytes <= TEAM_OCCUPANCY_BYTES, "d{d}: {t:?}");
             }
         }
@@ -1296,6 +1338,42 @@ mod tests {
     }
 
     #[test]
+    fn queries_staged_as_f16_at_d128_for_f16_splits_of_at_most_4_strides() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let t = |hkv, dim, kv, dtype| {
+            let desc = AttentionDesc::new(1, 32, hkv, 1, kv, dim).with_dtype(dtype);
+            fit_tiles(&nvidia, &desc, None).unwrap()
+        };
+        // 32/8 heads at d128 f16: splits of 256 keys (4 strides of 64) up to 8192 keys, 504 at
+        // 16384; one split of 256 keys at 256.
+        for kv in [1, 256, 1000, 4096, 8192, 16384, 32768] {
+            let g = t(8, 128, kv, DType::F16);
+            assert_eq!(g.half_queries, g.split_len <= 4 * g.block_k, "{kv}: {g:?}");
+            assert_eq!(g.half_queries, kv <= 8192, "{kv}: {g:?}");
+            // Half the workgroup memory for the queries.
+            let full = team_workgroup_bytes(
+                &AttentionDesc::new(1, 32, 8, 1, kv, 128),
+                TEAMS,
+                g.output_parts,
+                false,
+            );
+            assert_eq!(full - g.workgroup_bytes, 128 * 8 * g.half_queries as u32);
+        }
+        // 32/32 heads alike (one split of 100 keys); never other head dims, however short the
+        // splits, nor f32.
+        assert!(t(32, 128, 100, DType::F16).half_queries);
+        for dim in [64, 256] {
+            let g = t(8, dim, 100, DType::F16);
+            assert!(
+                !g.half_queries && g.split_len <= 4 * g.block_k,
+                "d{dim}: {g:?}"
+            );
+        }
+        assert!(!t(8, 128, 100, DType::F32).half_queries);
+    }
+
+    #[test]
     fn subgroup_teams_take_decode_of_few_query_vectors_where_the_subgroup_size_is_fixed() {
         use crate::desc::DType;
         let d = |q, kv, dim| AttentionDesc::new(1, 32, 8, q, kv, dim).with_dtype(DType::F16);
@@ -1315,7 +1393,7 @@ mod tests {
                 assert_eq!(t.output_parts, parts, "{t:?}");
                 assert_eq!(
                     t.workgroup_bytes,
-                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, parts)
+                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, parts, t.half_queries)
                 );
                 // Splits of whole team blocks (a split's last stride may leave teams a block
                 // short).
