@@ -265,13 +265,14 @@ fn merge_teams(kv_head: u32, qv0: u32, b: u32, split: u32, t: u32, part: u32, pq
 }
 
 // With QH: stages the 4 query vectors of the workgroup whose first is `qv0` in `qh_s` as f16
-// (zeros past the group); thread t of `threads`.
+// (zeros past the group; ABLATE 64, profiling: zeros), as `stage_queries` does as f32; thread t
+// of `threads`.
 fn stage_queries_h(kv_head: u32, qv0: u32, b: u32, t: u32, threads: u32) {
     let d8 = HEAD_DIM / 8u;
     for (var e = t; e < 4u * d8; e += threads) {
         let qv = query_vector(kv_head, qv0, e / d8);
         var x = vec4<u32>();
-        if (qv.valid) {
+        if (qv.valid && (ABLATE & 64u) == 0u) {
             let at = row_base(p.q, b, qv.h, qv.i) + 8u * (e % d8);
             x = vec4<u32>(pack2x16float(vec2<f32>(f32(q[at]), f32(q[at + 1u]))),
                           pack2x16float(vec2<f32>(f32(q[at + 2u]), f32(q[at + 3u]))),
@@ -509,7 +510,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let stride = TEAMS * kb_n;
     let first = dg.key_begin + team * kb_n;
 
-    // The queries, f32, zeros for vectors past the group (4 rows, whatever RG).
+    // The queries (f32, or f16 with QH), zeros for vectors past the group (4 rows, whatever RG).
     if (QH == 1u) {
         stage_queries_h(kv_head, dg.qv0, b, t, TEAM * TEAMS);
     } else {
