@@ -27,7 +27,8 @@ fn shapes() -> Vec<AttentionDesc> {
         for d in (8..=256).step_by(8) {
             out.push(AttentionDesc::new(1, 4, 2, 100, 300, d).with_dtype(dtype));
             out.push(AttentionDesc::new(1, 4, 1, 1, 4096, d).with_dtype(dtype));
-            // A short cache: splits of a few strides (the subgroup kernel's f16 queries).
+            // A short cache: one split of a few strides (at d128 the subgroup kernel's f16
+            // queries).
             out.push(AttentionDesc::new(1, 4, 1, 1, 48, d).with_dtype(dtype));
             // Short queries the decode kernel takes (32 query vectors a workgroup at most).
             out.push(AttentionDesc::new(1, 8, 2, 16, 4096, d).with_dtype(dtype));
