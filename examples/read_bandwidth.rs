@@ -10,8 +10,11 @@
 //!
 //! Each reading workgroup (256 threads) takes a contiguous share of the words and issues 8
 //! independent 16-byte loads per thread per step; the grid is the given workgroup counts (264:
-//! the decode kernel's aim on the H200, two an SM; 1056; 4224). Exit status 2 without an adapter
-//! or timestamps.
+//! the decode kernel's aim on the H200, two an SM; 1056; 4224). Then, with 264 workgroups, the
+//! same bytes read in the decode kernel's patterns: 4 loads a thread in flight; each workgroup
+//! reading the same share of K and of V, 4 loads of each together; and V's 4 loads asked for
+//! once K's have arrived (as the driver schedules the decode kernel's loop). Exit status 2
+//! without an adapter or timestamps.
 
 use wgpu_sdpa::Context;
 
@@ -20,7 +23,10 @@ const SHADER: &str = r#"
 @group(0) @binding(1) var<storage, read> v: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> sink: array<u32>;
 
-struct Share { words: u32, per_group: u32 }
+// words: vec4s of K (and of V); per_group: vec4s a workgroup reads (of K and V together in mode
+// 0 and 3, of each in modes 1 and 2); mode: the access pattern; zero: 0 (a dependence the
+// compiler cannot see through).
+struct Share { words: u32, per_group: u32, mode: u32, zero: u32 }
 @group(0) @binding(3) var<uniform> share: Share;
 
 fn word(i: u32) -> vec4<u32> {
@@ -33,21 +39,56 @@ fn word(i: u32) -> vec4<u32> {
     return vec4<u32>();
 }
 
+fn kw(i: u32) -> vec4<u32> {
+    return select(vec4<u32>(), k[min(i, share.words - 1u)], i < share.words);
+}
+
+fn vw(i: u32) -> vec4<u32> {
+    return select(vec4<u32>(), v[min(i, share.words - 1u)], i < share.words);
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let begin = wg.x * share.per_group;
-    let end = min(begin + share.per_group, 2u * share.words);
     var acc = vec4<u32>();
-    for (var i = begin + t; i < end; i += 8u * 256u) {
-        let a = word(i);
-        let b = word(i + 256u);
-        let c = word(i + 512u);
-        let d = word(i + 768u);
-        let e = word(i + 1024u);
-        let f = word(i + 1280u);
-        let g = word(i + 1536u);
-        let h = word(i + 1792u);
-        acc ^= ((a ^ b) ^ (c ^ d)) ^ ((e ^ f) ^ (g ^ h));
+    if (share.mode == 0u) {
+        // One stream (the workgroup's share of K then V), 8 loads a thread in flight.
+        let end = min(begin + share.per_group, 2u * share.words);
+        for (var i = begin + t; i < end; i += 8u * 256u) {
+            let a = word(i);
+            let b = word(i + 256u);
+            let c = word(i + 512u);
+            let d = word(i + 768u);
+            let e = word(i + 1024u);
+            let f = word(i + 1280u);
+            let g = word(i + 1536u);
+            let h = word(i + 1792u);
+            acc ^= ((a ^ b) ^ (c ^ d)) ^ ((e ^ f) ^ (g ^ h));
+        }
+    } else if (share.mode == 3u) {
+        // One stream, 4 loads a thread in flight.
+        let end = min(begin + share.per_group, 2u * share.words);
+        for (var i = begin + t; i < end; i += 4u * 256u) {
+            acc ^= (word(i) ^ word(i + 256u)) ^ (word(i + 512u) ^ word(i + 768u));
+        }
+    } else if (share.mode == 1u) {
+        // Two streams (the same share of K and of V), 4 loads of each in flight together.
+        let end = min(begin + share.per_group, share.words);
+        for (var i = begin + t; i < end; i += 4u * 256u) {
+            let a = kw(i) ^ kw(i + 256u) ^ kw(i + 512u) ^ kw(i + 768u);
+            let b = vw(i) ^ vw(i + 256u) ^ vw(i + 512u) ^ vw(i + 768u);
+            acc ^= a ^ b;
+        }
+    } else {
+        // Two streams, V's 4 loads asked for once K's 4 have arrived (as the decode kernel's
+        // driver code does).
+        let end = min(begin + share.per_group, share.words);
+        for (var i = begin + t; i < end; i += 4u * 256u) {
+            let a = kw(i) ^ kw(i + 256u) ^ kw(i + 512u) ^ kw(i + 768u);
+            let j = i + (a.x & share.zero);
+            let b = vw(j) ^ vw(j + 256u) ^ vw(j + 512u) ^ vw(j + 768u);
+            acc ^= a ^ b;
+        }
     }
     let x = acc.x ^ acc.y ^ acc.z ^ acc.w;
     if (x == 0x12345678u) {
@@ -91,22 +132,77 @@ fn main() {
         cache: None,
     });
     println!("# read_bandwidth on {}", ctx.capabilities().adapter_name);
-    println!("kv_len, bytes, workgroups, ms, GB/s");
+    println!("kv_len, bytes, workgroups, mode, ms, GB/s");
     for &len in &lens {
         // K and V each: 8 KV heads x len x 128 dims x 2 bytes.
         let bytes = 8 * len * 128 * 2;
         for groups in [264u32, 1056, 4224] {
-            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups);
-            println!("{len}, {}, {groups}, {ms:.4}, {gbps:.0}", 2 * bytes);
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, Mode::OneStream8);
+            println!(
+                "{len}, {}, {groups}, {}, {ms:.4}, {gbps:.0}",
+                2 * bytes,
+                Mode::OneStream8.name()
+            );
+        }
+        for mode in [Mode::OneStream4, Mode::TwoStreams, Mode::TwoStreamsKThenV] {
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, 264, mode);
+            println!(
+                "{len}, {}, 264, {}, {ms:.4}, {gbps:.0}",
+                2 * bytes,
+                mode.name()
+            );
         }
     }
-    let (ms, _) = time(&ctx, &pipeline, 16, 1);
-    println!("empty pass (one workgroup, 16 bytes), -, 1, {ms:.4}, -");
+    let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8);
+    println!("empty pass (one workgroup, 16 bytes), -, 1, -, {ms:.4}, -");
+}
+
+/// How each workgroup reads its share (the shader's `mode`).
+#[derive(Clone, Copy)]
+enum Mode {
+    /// A contiguous share of K then V, 8 loads of 16 bytes a thread in flight.
+    OneStream8 = 0,
+    /// The same K and V shares of one workgroup at a time, K's 4 loads and V's 4 together.
+    TwoStreams = 1,
+    /// As `TwoStreams`, V's 4 loads asked for once K's 4 have arrived (the decode kernel's way).
+    TwoStreamsKThenV = 2,
+    /// As `OneStream8` with 4 loads a thread in flight.
+    OneStream4 = 3,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::OneStream8 => "one-stream-8-loads",
+            Mode::TwoStreams => "k-and-v-4+4-together",
+            Mode::TwoStreamsKThenV => "k-and-v-4-then-4",
+            Mode::OneStream4 => "one-stream-4-loads",
+        }
+    }
+
+    /// Whether a workgroup's share counts K's vec4s only (it reads as many of V's).
+    fn paired(self) -> bool {
+        matches!(self, Mode::TwoStreams | Mode::TwoStreamsKThenV)
+    }
+
+    /// The vec4s a thread's step reads from one stream.
+    fn step(self) -> u32 {
+        match self {
+            Mode::OneStream8 => 8,
+            _ => 4,
+        }
+    }
 }
 
 /// Median milliseconds of 20 timed passes reading two buffers of `bytes` each with `groups`
 /// workgroups, and the GB/s of the bytes read.
-fn time(ctx: &Context, pipeline: &wgpu::ComputePipeline, bytes: u64, groups: u32) -> (f64, f64) {
+fn time(
+    ctx: &Context,
+    pipeline: &wgpu::ComputePipeline,
+    bytes: u64,
+    groups: u32,
+    mode: Mode,
+) -> (f64, f64) {
     let device = ctx.device();
     let buffer = |label| {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -124,15 +220,19 @@ fn time(ctx: &Context, pipeline: &wgpu::ComputePipeline, bytes: u64, groups: u32
         mapped_at_creation: false,
     });
     let words = (bytes / 16) as u32;
-    let per_group = (2 * words).div_ceil(groups).next_multiple_of(8 * 256);
+    let shared = if mode.paired() { words } else { 2 * words };
+    let per_group = shared.div_ceil(groups).next_multiple_of(mode.step() * 256);
     let share = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("share"),
-        size: 8,
+        size: 16,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    ctx.queue()
-        .write_buffer(&share, 0, bytemuck::cast_slice(&[words, per_group]));
+    ctx.queue().write_buffer(
+        &share,
+        0,
+        bytemuck::cast_slice(&[words, per_group, mode as u32, 0]),
+    );
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
