@@ -5,8 +5,11 @@
 //! - `spirv_all=1`: every kernel's module made by `src/spirv.rs` and passed to wgpu as SPIR-V,
 //!   the path the cooperative-matrix kernels take on Vulkan GPUs (which CI has not);
 //! - the GPU defaults a CPU adapter skips: the portable kernel's register prefetch, grid fill
-//!   and 8 query rows per thread where the blocks allow; the decode kernel's V loads at the start
-//!   of a tile, and with them (f16, head dim 128) its next tile's K loaded a tile ahead;
+//!   and 8 query rows per thread where the blocks allow; the portable decode kernel's V loads at
+//!   the start of a tile, and with them (f16, head dim 128) its next tile's K loaded a tile
+//!   ahead, with the subgroup and cooperative-matrix decode kernels off (`decode_sg=0`,
+//!   `decode_coop=0`) so that the portable one takes the decode cases on any adapter (on the
+//!   H200 those two took them all, and no case loaded K ahead);
 //! - 8 keys per thread in the portable kernel's S (what its 128-row blocks take on GPUs with 48
 //!   KiB, which lavapipe's 32 KiB cannot hold) on every tile that allows it, with 8 rows where
 //!   the output allows them;
@@ -27,7 +30,7 @@ const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
 const KNOB_SETS: [&str; 6] = [
     "spirv_all=1",
-    "portable_prefetch=16,portable_fill=128,decode_vearly=1",
+    "portable_prefetch=16,portable_fill=128,decode_vearly=1,decode_sg=0,decode_coop=0",
     "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
     "decode_merge=2,decode_sg=0",
