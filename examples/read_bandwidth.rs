@@ -136,18 +136,18 @@ fn main() {
     for &len in &lens {
         // K and V each: 8 KV heads x len x 128 dims x 2 bytes.
         let bytes = 8 * len * 128 * 2;
-        for groups in [264u32, 1056, 4224] {
-            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, Mode::OneStream8);
+        // One stream of 8 loads at each grid, then the decode kernel's patterns at its grid.
+        for (groups, mode) in [
+            (264u32, Mode::OneStream8),
+            (1056, Mode::OneStream8),
+            (4224, Mode::OneStream8),
+            (264, Mode::OneStream4),
+            (264, Mode::TwoStreams),
+            (264, Mode::TwoStreamsKThenV),
+        ] {
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, mode);
             println!(
                 "{len}, {}, {groups}, {}, {ms:.4}, {gbps:.0}",
-                2 * bytes,
-                Mode::OneStream8.name()
-            );
-        }
-        for mode in [Mode::OneStream4, Mode::TwoStreams, Mode::TwoStreamsKThenV] {
-            let (ms, gbps) = time(&ctx, &pipeline, bytes, 264, mode);
-            println!(
-                "{len}, {}, 264, {}, {ms:.4}, {gbps:.0}",
                 2 * bytes,
                 mode.name()
             );
