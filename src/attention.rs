@@ -484,7 +484,7 @@ impl Attention {
         if let Some(e) = scope.pop() {
             return Err(e);
         }
-        let bytes = read_buffer(device, &readback)
+        let bytes = read_buffer(device, &readback, self.ctx.wait_timeout())
             .await
             .map_err(|e| lost_or(&self.ctx, e))?;
         let n = desc.required_elements(Tensor::Out) as usize;
@@ -541,9 +541,13 @@ pub(crate) fn readback_buffer(device: &wgpu::Device, label: &str, size: u64) -> 
     })
 }
 
-/// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll, in a
-/// browser when the event loop delivers the map callback).
-pub(crate) async fn read_buffer(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+/// Maps a `MAP_READ` buffer and copies its contents out (natively after a blocking poll of at
+/// most `timeout`, in a browser when the event loop delivers the map callback).
+pub(crate) async fn read_buffer(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    timeout: Option<std::time::Duration>,
+) -> Result<Vec<u8>> {
     let slice = buffer.slice(..);
     let (sender, receiver) = futures_channel::oneshot::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -551,13 +555,26 @@ pub(crate) async fn read_buffer(device: &wgpu::Device, buffer: &wgpu::Buffer) ->
     });
     #[cfg(not(target_arch = "wasm32"))]
     device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| Error::Gpu {
-            kind: GpuErrorKind::DeviceLost,
-            message: e.to_string(),
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout,
+        })
+        .map_err(|e| match e {
+            wgpu::PollError::Timeout => Error::Gpu {
+                kind: GpuErrorKind::Timeout,
+                message: format!(
+                    "the GPU did not finish within the context's wait timeout of {:?}; the work \
+                     goes on, and the next call on the queue waits behind it",
+                    timeout.unwrap_or_default()
+                ),
+            },
+            e => Error::Gpu {
+                kind: GpuErrorKind::DeviceLost,
+                message: e.to_string(),
+            },
         })?;
     #[cfg(target_arch = "wasm32")]
-    let _ = device;
+    let _ = (device, timeout);
     match receiver.await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {

@@ -290,7 +290,7 @@ fn submit_timed(
     encoder.resolve_query_set(queries, 0..2 * pairs, &resolve, 0);
     encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
     ctx.queue().submit([encoder.finish()]);
-    let raw = pollster::block_on(read_buffer(device, &readback))?;
+    let raw = pollster::block_on(read_buffer(device, &readback, None))?;
     let ticks: &[u64] = bytemuck::cast_slice(&raw);
     let period_ns = ctx.queue().get_timestamp_period() as f64;
     Ok(ticks

@@ -1,6 +1,7 @@
 //! The device, queue and pipeline cache every [`crate::Attention`] runs on.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::capabilities::Capabilities;
 use crate::desc::AttentionDesc;
@@ -30,6 +31,8 @@ struct Shared {
     /// Why the device was lost, once it was (set by the device-lost callback of
     /// [`Context::headless`], or by [`Context::watch_device_loss`]).
     lost: Arc<Mutex<Option<String>>>,
+    /// How long the blocking calls wait for the GPU (see [`Context::set_wait_timeout`]).
+    wait_timeout: Mutex<Option<Duration>>,
 }
 
 /// A wgpu device and queue with what the crate knows about them. Cheap to clone (shared).
@@ -162,6 +165,7 @@ impl Context {
                 runtime_checks,
                 empty_mask,
                 lost: Arc::default(),
+                wait_timeout: Mutex::new(None),
             }),
             fused_threshold: DEFAULT_FUSED_THRESHOLD,
         }
@@ -189,6 +193,7 @@ impl Context {
                 runtime_checks: checks,
                 empty_mask,
                 lost: Arc::clone(&s.lost),
+                wait_timeout: Mutex::new(self.wait_timeout()),
             }),
             fused_threshold: self.fused_threshold,
         }
@@ -222,6 +227,32 @@ impl Context {
     /// Sets the fused threshold of this context (clones made earlier keep theirs).
     pub fn set_fused_threshold(&mut self, q_len: u32) {
         self.fused_threshold = q_len;
+    }
+
+    /// How long [`crate::Attention::run`] (and the other calls that block until the GPU is done)
+    /// waits before it returns `Error::Gpu { kind: GpuErrorKind::Timeout }`; `None` (the
+    /// default) waits as long as the work takes. The setting is shared by every clone of this
+    /// context (a context from [`Context::with_runtime_checks`] starts with the value of the
+    /// moment). A call that times out leaves its work running: the next call on the queue waits
+    /// behind it, and its buffers are freed once it finishes. For a GPU that stops responding,
+    /// or for work much longer than expected (a dispatch's time grows with `kv_len` times
+    /// `q_len`). wgpu's native backends (Vulkan, Metal, DX12) honour it; in a browser nothing
+    /// blocks and it has no effect.
+    pub fn set_wait_timeout(&self, timeout: Option<Duration>) {
+        *self
+            .shared
+            .wait_timeout
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = timeout;
+    }
+
+    /// The wait timeout of [`Context::set_wait_timeout`].
+    pub fn wait_timeout(&self) -> Option<Duration> {
+        *self
+            .shared
+            .wait_timeout
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Plan options with this context's threshold.

@@ -200,7 +200,7 @@ pub async fn run_async(ctx: &Context) -> Result<Option<(u32, DType, Vec<ProbeRes
     if let Some(e) = scope.pop() {
         return Err(e);
     }
-    let raw = crate::attention::read_buffer(device, &readback).await?;
+    let raw = crate::attention::read_buffer(device, &readback, None).await?;
     let got: &[f32] = bytemuck::cast_slice(&raw);
     let probes = CASES
         .iter()

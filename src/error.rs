@@ -93,8 +93,10 @@ pub enum Error {
     },
 }
 
-/// The kinds of errors wgpu reports through error scopes and callbacks.
+/// The kinds of errors wgpu reports through error scopes and callbacks, and the blocking calls'
+/// wait running out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GpuErrorKind {
     /// A validation error: a bug in this crate or a misuse the checks did not catch.
     Validation,
@@ -106,6 +108,9 @@ pub enum GpuErrorKind {
     DeviceLost,
     /// Mapping a buffer for reading failed.
     Map,
+    /// A blocking call waited for the GPU longer than the context's wait timeout
+    /// ([`crate::Context::set_wait_timeout`]); the work it submitted goes on.
+    Timeout,
 }
 
 impl fmt::Display for GpuErrorKind {
@@ -116,6 +121,7 @@ impl fmt::Display for GpuErrorKind {
             GpuErrorKind::Internal => "internal",
             GpuErrorKind::DeviceLost => "device-lost",
             GpuErrorKind::Map => "buffer-map",
+            GpuErrorKind::Timeout => "timeout",
         })
     }
 }

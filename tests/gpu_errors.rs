@@ -1,7 +1,8 @@
 //! wgpu's errors come back as typed `Error::Gpu` values through error scopes, never as panics or
 //! aborts: a real out-of-memory (device memory exhausted), validation errors (a context stating
-//! capabilities or limits the device lacks, another device's buffer, a destroyed buffer), and a
-//! lost device. After a typed error the context keeps working, and a caller's encoder stays valid.
+//! capabilities or limits the device lacks, another device's buffer, a destroyed buffer), a lost
+//! device, and a wait past the context's timeout. After a typed error the context keeps working,
+//! and a caller's encoder stays valid.
 //!
 //! The out-of-memory test runs alone (see [`exhausting_memory`]): NVIDIA's Vulkan driver
 //! (580.159.04, H200) deadlocked in 3 of 13 parallel runs of this file when its other tests
@@ -398,4 +399,53 @@ fn a_lost_device_gives_device_lost_errors() {
     let e = attention_unwatched.run(&x, &x, &x, None).unwrap_err();
     println!("unwatched run: {e}");
     assert_eq!(gpu_kind(&e), Some(GpuErrorKind::DeviceLost), "{e:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting
+
+#[test]
+fn a_wait_past_the_timeout_is_a_typed_error_and_the_work_completes() {
+    let _shared = beside_others();
+    let Some(shared) = ctx() else { return };
+    // A context of its own on the same device (the timeout is shared by clones, and only by them).
+    let ctx = shared.with_runtime_checks(shared.runtime_checks());
+    let clone = ctx.clone();
+    assert_eq!(ctx.wait_timeout(), None);
+    // K all zeros: every score is 0, so every output row is the mean of V's rows.
+    let desc = AttentionDesc::new(1, 8, 8, 256, 2048, 64); // K and V: 4 MiB each
+    let n = |t| desc.required_elements(t) as usize;
+    let (kv_len, d) = (2048, 64);
+    let q = vec![0.25f32; n(Tensor::Q)];
+    let k = vec![0.0f32; n(Tensor::K)];
+    let v: Vec<f32> = (0..n(Tensor::V))
+        .map(|e| ((e / d * 7 + e % d) % 13) as f32 / 13.0)
+        .collect();
+    let expected = |h: usize, c: usize| {
+        let rows = &v[h * kv_len * d..(h + 1) * kv_len * d];
+        rows.chunks(d).map(|r| r[c] as f64).sum::<f64>() / kv_len as f64
+    };
+    let attention = Attention::new(&ctx, &desc).unwrap();
+
+    // 1 us: less than any GPU takes to copy 8 MiB in and run this, let alone a CPU adapter.
+    let timeout = std::time::Duration::from_micros(1);
+    ctx.set_wait_timeout(Some(timeout));
+    assert_eq!(
+        clone.wait_timeout(),
+        Some(timeout),
+        "clones share the setting"
+    );
+    assert_eq!(shared.wait_timeout(), None, "a context of its own");
+    let e = attention.run(&q, &k, &v, None).unwrap_err();
+    println!("{e}");
+    assert_eq!(gpu_kind(&e), Some(GpuErrorKind::Timeout), "{e:?}");
+    assert!(e.to_string().contains("1µs"), "{e}");
+
+    // Without it, the next call waits behind the abandoned one and comes back right.
+    ctx.set_wait_timeout(None);
+    let out = attention.run(&q, &k, &v, None).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let (h, c) = (i / (256 * d), i % d);
+        assert!((o as f64 - expected(h, c)).abs() < 1e-5, "{i}: {o}");
+    }
 }
