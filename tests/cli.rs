@@ -145,14 +145,15 @@ fn run_matches_the_reference() {
         None,
         &[],
     );
+    // A negative scale (a number, not a flag), and a timeout the run keeps within.
     let small = AttentionDesc::new(1, 2, 2, 5, 9, 16);
     run_file(
         &small,
         None,
         vec![],
         Some(CausalAlignment::TopLeft),
-        None,
-        &["--path", "unfused"],
+        Some(-0.5),
+        &["--path", "unfused", "--timeout", "600"],
     );
     // A key-padding boolean mask of shape [B, 1, 1, Lk], broadcast by the reader.
     let mut rng = StdRng::seed_from_u64(9);
@@ -215,7 +216,8 @@ fn malformed_files_exit_2_with_the_field_named() {
         ("k", vec![1, 2, 4, 8], f32s(64)),
         ("v", vec![1, 2, 4, 8], f32s(64)),
     ]);
-    let cases: Vec<(&str, Vec<u8>, Vec<&str>, &str)> = vec![
+    let cases: Vec<(&str, Vec<u8>, Vec<&str>, &str)> =
+        vec![
         (
             "garbage",
             b"not a safetensors file at all".to_vec(),
@@ -356,6 +358,25 @@ fn malformed_files_exit_2_with_the_field_named() {
             "path vector cannot serve this problem: invalid q_len = 33",
         ),
         ("nan scale", good.clone(), vec!["--scale", "NaN"], "scale"),
+        (
+            "negative timeout",
+            good.clone(),
+            vec!["--timeout", "-1"],
+            "invalid --timeout = -1: must be a positive number of seconds",
+        ),
+        ("zero timeout", good.clone(), vec!["--timeout", "0"], "--timeout = 0"),
+        ("nan timeout", good.clone(), vec!["--timeout", "NaN"], "--timeout = NaN"),
+        (
+            // 1 us: less than any GPU takes to copy 8 MiB in and run this.
+            "past the timeout",
+            file(&[
+                ("q", vec![1, 8, 256, 64], f32s(8 * 256 * 64)),
+                ("k", vec![1, 8, 2048, 64], f32s(8 * 2048 * 64)),
+                ("v", vec![1, 8, 2048, 64], f32s(8 * 2048 * 64)),
+            ]),
+            vec!["--timeout", "0.000001"],
+            "wgpu timeout error: the GPU did not finish within the context's wait timeout of 1µs",
+        ),
     ];
     for (name, bytes, extra, expect) in cases {
         let (code, stderr) = run_bad(&bytes, &extra);

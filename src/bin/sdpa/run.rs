@@ -22,11 +22,15 @@ pub struct Args {
     #[arg(long, conflicts_with = "causal")]
     causal_top_left: bool,
     /// Scale of q·k (default 1/sqrt(head_dim)).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     scale: Option<f32>,
     /// Which kernel: auto, fused, unfused or vector.
     #[arg(long, default_value = "auto")]
     path: Path,
+    /// Seconds to wait for the GPU before giving up with a timeout error (exit 2); by default
+    /// as long as the work takes.
+    #[arg(long, allow_negative_numbers = true)]
+    timeout: Option<f64>,
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
@@ -42,8 +46,20 @@ pub fn main(args: &Args) -> Result<ExitCode> {
     } else {
         None
     };
+    let timeout = args
+        .timeout
+        .map(|t| {
+            std::time::Duration::try_from_secs_f64(t)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    Error::invalid("--timeout", t, "must be a positive number of seconds")
+                })
+        })
+        .transpose()?;
     let inputs = read_run_inputs(&bytes, causal, args.scale)?;
     let ctx = Context::headless()?;
+    ctx.set_wait_timeout(timeout);
     let options = wgpu_sdpa::PlanOptions {
         path: args.path,
         ..ctx.plan_options()
