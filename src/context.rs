@@ -48,6 +48,7 @@ impl std::fmt::Debug for Context {
             .field("adapter", &self.shared.caps.adapter_name)
             .field("backend", &self.shared.caps.backend)
             .field("fused_threshold", &self.fused_threshold)
+            .field("wait_timeout", &self.wait_timeout())
             .finish()
     }
 }
@@ -229,8 +230,8 @@ impl Context {
         self.fused_threshold = q_len;
     }
 
-    /// How long [`crate::Attention::run`] (and the other calls that block until the GPU is done)
-    /// waits before it returns `Error::Gpu { kind: GpuErrorKind::Timeout }`; `None` (the
+    /// How long [`crate::Attention::run`] (and [`crate::Attention::run_async`], natively) waits
+    /// for the GPU before it returns `Error::Gpu { kind: GpuErrorKind::Timeout }`; `None` (the
     /// default) waits as long as the work takes. The setting is shared by every clone of this
     /// context (a context from [`Context::with_runtime_checks`] starts with the value of the
     /// moment). A call that times out leaves its work running: the next call on the queue waits

@@ -93,8 +93,8 @@ pub enum Error {
     },
 }
 
-/// The kinds of errors wgpu reports through error scopes and callbacks, and the blocking calls'
-/// wait running out.
+/// The kinds of errors wgpu reports through error scopes and callbacks, and `Attention::run`'s
+/// wait for the GPU running out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GpuErrorKind {
@@ -108,7 +108,7 @@ pub enum GpuErrorKind {
     DeviceLost,
     /// Mapping a buffer for reading failed.
     Map,
-    /// A blocking call waited for the GPU longer than the context's wait timeout
+    /// `Attention::run` waited for the GPU longer than the context's wait timeout
     /// ([`crate::Context::set_wait_timeout`]); the work it submitted goes on.
     Timeout,
 }
