@@ -1,6 +1,6 @@
 //! The device, queue and pipeline cache every [`crate::Attention`] runs on.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::capabilities::Capabilities;
@@ -114,18 +114,14 @@ impl Context {
         self.shared
             .device
             .set_device_lost_callback(move |reason, message| {
-                let mut slot = lost.lock().unwrap_or_else(|e| e.into_inner());
+                let mut slot = locked(&lost);
                 slot.get_or_insert(format!("{reason:?}: {message}"));
             });
     }
 
     /// Why the device was lost, if a watched device was (see [`Context::watch_device_loss`]).
     pub fn device_lost(&self) -> Option<String> {
-        self.shared
-            .lost
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        locked(&self.shared.lost).clone()
     }
 
     /// `Err(Error::Gpu { kind: DeviceLost, .. })` once the device is known to be lost.
@@ -240,20 +236,12 @@ impl Context {
     /// `q_len`). wgpu's native backends (Vulkan, Metal, DX12) honour it; in a browser nothing
     /// blocks and it has no effect.
     pub fn set_wait_timeout(&self, timeout: Option<Duration>) {
-        *self
-            .shared
-            .wait_timeout
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = timeout;
+        *locked(&self.shared.wait_timeout) = timeout;
     }
 
     /// The wait timeout of [`Context::set_wait_timeout`].
     pub fn wait_timeout(&self) -> Option<Duration> {
-        *self
-            .shared
-            .wait_timeout
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        *locked(&self.shared.wait_timeout)
     }
 
     /// Plan options with this context's threshold.
@@ -290,6 +278,12 @@ impl Context {
     pub(crate) fn empty_mask(&self) -> &wgpu::Buffer {
         &self.shared.empty_mask
     }
+}
+
+/// `mutex` locked; a panic elsewhere while it was held is ignored (the values kept behind these
+/// locks are whole after any single store).
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The wgpu instance [`Context::headless`] picks its adapter from: the backends `WGPU_BACKEND`
