@@ -216,8 +216,7 @@ fn malformed_files_exit_2_with_the_field_named() {
         ("k", vec![1, 2, 4, 8], f32s(64)),
         ("v", vec![1, 2, 4, 8], f32s(64)),
     ]);
-    let cases: Vec<(&str, Vec<u8>, Vec<&str>, &str)> =
-        vec![
+    let cases: Vec<(&str, Vec<u8>, Vec<&str>, &str)> = vec![
         (
             "garbage",
             b"not a safetensors file at all".to_vec(),
@@ -364,8 +363,18 @@ fn malformed_files_exit_2_with_the_field_named() {
             vec!["--timeout", "-1"],
             "invalid --timeout = -1: must be a positive number of seconds",
         ),
-        ("zero timeout", good.clone(), vec!["--timeout", "0"], "--timeout = 0"),
-        ("nan timeout", good.clone(), vec!["--timeout", "NaN"], "--timeout = NaN"),
+        (
+            "zero timeout",
+            good.clone(),
+            vec!["--timeout", "0"],
+            "--timeout = 0",
+        ),
+        (
+            "nan timeout",
+            good.clone(),
+            vec!["--timeout", "NaN"],
+            "--timeout = NaN",
+        ),
         (
             // 1 us: less than any GPU takes to copy 8 MiB in and run this.
             "past the timeout",
@@ -375,7 +384,10 @@ fn malformed_files_exit_2_with_the_field_named() {
                 ("v", vec![1, 8, 2048, 64], f32s(8 * 2048 * 64)),
             ]),
             vec!["--timeout", "0.000001"],
-            "wgpu timeout error: the GPU did not finish within the context's wait timeout of 1µs",
+            concat!(
+                "wgpu timeout error: the GPU did not finish within the context's wait timeout ",
+                "of 1µs"
+            ),
         ),
     ];
     for (name, bytes, extra, expect) in cases {

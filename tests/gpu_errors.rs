@@ -419,7 +419,11 @@ fn a_wait_past_the_timeout_is_a_typed_error_and_the_work_completes() {
     // K all zeros: every score is 0, so every output row is the mean of V's rows.
     let desc = AttentionDesc::new(1, 8, 8, 256, 2048, 64); // K and V: 4 MiB each
     let n = |t| desc.required_elements(t) as usize;
-    let (kv_len, d) = (2048, 64);
+    let (q_len, kv_len, d) = (
+        desc.q_len as usize,
+        desc.kv_len as usize,
+        desc.head_dim as usize,
+    );
     let q = vec![0.25f32; n(Tensor::Q)];
     let k = vec![0.0f32; n(Tensor::K)];
     let v: Vec<f32> = (0..n(Tensor::V))
@@ -431,7 +435,7 @@ fn a_wait_past_the_timeout_is_a_typed_error_and_the_work_completes() {
     };
     let check = |out: &[f32]| {
         for (i, &o) in out.iter().enumerate() {
-            let (h, c) = (i / (256 * d), i % d);
+            let (h, c) = (i / (q_len * d), i % d);
             assert!((o as f64 - expected(h, c)).abs() < 1e-5, "{i}: {o}");
         }
     };
