@@ -178,10 +178,17 @@ fn make_spirv_module(
         kind: crate::error::GpuErrorKind::Validation,
         message: format!("making SPIR-V for {}: {e}", variant.label()),
     })?;
-    let workgroup = constants
-        .iter()
-        .find(|(name, _)| *name == "WG")
-        .map_or(1, |&(_, v)| v as u32);
+    // The kernel's workgroup size, which wgpu checks against the device's limits (Vulkan runs
+    // the module's own): `WG`, or the subgroup decode kernel's TEAM x TEAMS (1 before, for it).
+    let constant = |key: &str| {
+        constants
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|&(_, v)| v as u32)
+    };
+    let workgroup = constant("WG")
+        .or_else(|| Some(constant("TEAM")? * constant("TEAMS")?))
+        .unwrap_or(1);
     let entry = [wgpu::PassthroughShaderEntryPoint {
         name: "main".into(),
         workgroup_size: (workgroup, 1, 1),
