@@ -167,7 +167,7 @@ fn make_spirv_module(
     runtime_checks: bool,
 ) -> Result<wgpu::ShaderModule> {
     let bindings: Vec<u32> = variant.entry.bindings().iter().map(|&(b, _)| b).collect();
-    let words = crate::spirv::coop_spirv(
+    let (words, [x, y, z]) = crate::spirv::coop_spirv(
         source,
         constants,
         &bindings,
@@ -178,20 +178,10 @@ fn make_spirv_module(
         kind: crate::error::GpuErrorKind::Validation,
         message: format!("making SPIR-V for {}: {e}", variant.label()),
     })?;
-    // The kernel's workgroup size, which wgpu checks against the device's limits (Vulkan runs
-    // the module's own): `WG`, or the subgroup decode kernel's TEAM x TEAMS (1 before, for it).
-    let constant = |key: &str| {
-        constants
-            .iter()
-            .find(|(name, _)| *name == key)
-            .map(|&(_, v)| v as u32)
-    };
-    let workgroup = constant("WG")
-        .or_else(|| Some(constant("TEAM")? * constant("TEAMS")?))
-        .unwrap_or(1);
     let entry = [wgpu::PassthroughShaderEntryPoint {
         name: "main".into(),
-        workgroup_size: (workgroup, 1, 1),
+        // Checked by wgpu against the device's limits (Vulkan runs the module's own).
+        workgroup_size: (x, y, z),
     }];
     // SAFETY: the SPIR-V is naga's translation of our WGSL, validated against this device's
     // features, with the constants applied and bindings numbered as wgpu's Vulkan layouts are;

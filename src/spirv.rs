@@ -30,15 +30,17 @@ const HEADER_WORDS: usize = 5;
 /// numbers a layout's descriptors 0, 1, 2, ... in order of binding, and so must the module.
 /// `features` are the device's: the module is validated against them as wgpu would (a module
 /// needing a capability the device lacks is an error here, never SPIR-V the driver must reject).
+/// Also returns the entry point's workgroup size with the constants applied.
 pub(crate) fn coop_spirv(
     source: &str,
     constants: &[(&str, f64)],
     bindings: &[u32],
     features: wgpu::Features,
     checked: bool,
-) -> Result<Vec<u32>, String> {
+) -> Result<(Vec<u32>, [u32; 3]), String> {
     let (module, info) = specialise(source, constants, features)?;
-    coop_words(&module, &info, bindings, checked)
+    let (workgroup, _) = workgroup_use(&module, &info)?;
+    Ok((coop_words(&module, &info, bindings, checked)?, workgroup))
 }
 
 /// [`coop_spirv`] for a module already specialised.
@@ -436,6 +438,36 @@ fn align_coop_accesses(words: &[u32]) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passthrough_modules_carry_each_kernels_own_workgroup_size() {
+        // The subgroup decode kernel sizes its workgroup by TEAM x TEAMS, the fused kernels by
+        // WG: the entry point wgpu checks against the limits must say so.
+        use crate::{plan, AttentionDesc, Capabilities, DType, PlanOptions};
+        let caps = Capabilities::nvidia_vulkan();
+        for desc in [
+            AttentionDesc::new(1, 32, 8, 1, 16384, 128).with_dtype(DType::F16),
+            AttentionDesc::new(1, 8, 8, 512, 512, 64).with_dtype(DType::F16),
+        ] {
+            let p = plan(&caps, &desc, &PlanOptions::default()).unwrap();
+            for v in p.shader_variants() {
+                let source = v.source();
+                let constants = v.pipeline_constants();
+                let (_, size) =
+                    coop_spirv(&source, &constants, &[], wgpu::Features::all(), false).unwrap();
+                let constant = |key: &str| {
+                    v.constants
+                        .iter()
+                        .find(|(name, _)| *name == key)
+                        .map(|&(_, value)| value)
+                };
+                let threads = constant("WG")
+                    .or_else(|| Some(constant("TEAM")? * constant("TEAMS")?))
+                    .unwrap_or_else(|| panic!("{}: no workgroup size constant", v.label()));
+                assert_eq!(size, [threads, 1, 1], "{}", v.label());
+            }
+        }
+    }
 
     #[test]
     fn loads_and_stores_gain_the_operand_and_nothing_else_changes() {
