@@ -187,12 +187,12 @@ fn random_buffer(
     buffer
 }
 
-/// Times `calls` back-to-back calls of `attention` in one submission; returns milliseconds per
-/// call (median of the per-pass timestamps, or the wall-clock mean).
+/// Times `calls` back-to-back calls of `attention` in one submission, call i on `sets[i % n]`;
+/// returns milliseconds per call (median of the per-pass timestamps, or the wall-clock mean).
 fn time_calls(
     ctx: &Context,
     attention: &Attention,
-    buffers: &AttentionBuffers<'_>,
+    sets: &[AttentionBuffers<'_>],
     calls: u32,
 ) -> Result<f64> {
     let device = ctx.device();
@@ -209,7 +209,7 @@ fn time_calls(
             for i in 0..calls {
                 attention.encode_with_timestamps(
                     &mut encoder,
-                    buffers,
+                    &sets[i as usize % sets.len()],
                     Some(wgpu::ComputePassTimestampWrites {
                         query_set: &queries,
                         beginning_of_pass_write_index: Some(2 * i),
@@ -222,8 +222,8 @@ fn time_calls(
             Ok(ms[ms.len() / 2])
         }
         Clock::WallClock => {
-            for _ in 0..calls {
-                attention.encode(&mut encoder, buffers)?;
+            for i in 0..calls {
+                attention.encode(&mut encoder, &sets[i as usize % sets.len()])?;
             }
             let start = Instant::now();
             ctx.queue().submit([encoder.finish()]);
@@ -238,13 +238,13 @@ fn time_calls(
     }
 }
 
-/// Times `calls` calls recorded back to back in one command encoder, between two timestamps
-/// written in the encoder; milliseconds per call. `None` without
+/// Times `calls` calls recorded back to back in one command encoder (call i on `sets[i % n]`),
+/// between two timestamps written in the encoder; milliseconds per call. `None` without
 /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
 fn time_back_to_back(
     ctx: &Context,
     attention: &Attention,
-    buffers: &AttentionBuffers<'_>,
+    sets: &[AttentionBuffers<'_>],
     calls: u32,
 ) -> Result<Option<f64>> {
     let device = ctx.device();
@@ -262,8 +262,8 @@ fn time_back_to_back(
         label: Some("bench back to back"),
     });
     encoder.write_timestamp(&queries, 0);
-    for _ in 0..calls {
-        attention.encode(&mut encoder, buffers)?;
+    for i in 0..calls {
+        attention.encode(&mut encoder, &sets[i as usize % sets.len()])?;
     }
     encoder.write_timestamp(&queries, 1);
     let total = submit_timed(ctx, encoder, &queries, 1)?;
@@ -305,7 +305,7 @@ fn measure_path(
     ctx: &Context,
     desc: &AttentionDesc,
     options: &PlanOptions,
-    buffers: &AttentionBuffers<'_>,
+    buffers: &[AttentionBuffers<'_>],
     budget_ms: f64,
 ) -> PathTiming {
     let attention = match Attention::with_options(ctx, desc, options) {
@@ -344,6 +344,9 @@ fn measure_path(
     }
 }
 
+/// The most copies of K and V [`measure_rotating`] takes in turn.
+pub const MAX_KV_COPIES: u32 = 16;
+
 /// Measures one row: unfused (unless `with_unfused` is false) and fused on the same buffers.
 /// `options` carries tuning overrides; its `path` picks the second column's kernel: `Fused` the
 /// fused kernel on every row, anything else [`BenchShape::fast_path`].
@@ -354,20 +357,71 @@ pub fn measure(
     budget_ms: f64,
     with_unfused: bool,
 ) -> BenchRow {
+    measure_copies(ctx, shape, options, budget_ms, with_unfused, 1)
+}
+
+/// [`measure`] with the calls taking `kv_copies` copies of K and V in turn (1 to
+/// [`MAX_KV_COPIES`]): where the copies together exceed the GPU's last-level cache several
+/// times, no call finds the K and V bytes of the call before it there, as in a model whose
+/// layers each read their own cache (with one copy, the calls repeat on the same K and V, and
+/// whatever part of them the cache holds from one call serves the next).
+pub fn measure_rotating(
+    ctx: &Context,
+    shape: &BenchShape,
+    options: &PlanOptions,
+    budget_ms: f64,
+    with_unfused: bool,
+    kv_copies: u32,
+) -> Result<BenchRow> {
+    if !(1..=MAX_KV_COPIES).contains(&kv_copies) {
+        return Err(Error::invalid(
+            "kv_copies",
+            kv_copies,
+            format!("must be 1 to {MAX_KV_COPIES}"),
+        ));
+    }
+    Ok(measure_copies(
+        ctx,
+        shape,
+        options,
+        budget_ms,
+        with_unfused,
+        kv_copies,
+    ))
+}
+
+/// [`measure_rotating`] with `kv_copies` checked.
+fn measure_copies(
+    ctx: &Context,
+    shape: &BenchShape,
+    options: &PlanOptions,
+    budget_ms: f64,
+    with_unfused: bool,
+    kv_copies: u32,
+) -> BenchRow {
     let desc = shape.desc();
     let scale = desc.effective_scale() as f64;
     let bytes = |t: Tensor| desc.required_bytes(t);
     let q = random_buffer(ctx, "q", bytes(Tensor::Q), desc.dtype, 0.5, 1);
-    let k = random_buffer(ctx, "k", bytes(Tensor::K), desc.dtype, 0.5, 2);
-    let v = random_buffer(ctx, "v", bytes(Tensor::V), desc.dtype, scale, 3);
+    let kv: Vec<(wgpu::Buffer, wgpu::Buffer)> = (0..kv_copies as u64)
+        .map(|c| {
+            (
+                random_buffer(ctx, "k", bytes(Tensor::K), desc.dtype, 0.5, 2 + 10 * c),
+                random_buffer(ctx, "v", bytes(Tensor::V), desc.dtype, scale, 3 + 10 * c),
+            )
+        })
+        .collect();
     let out = random_buffer(ctx, "out", bytes(Tensor::Out), desc.dtype, 0.0, 4);
-    let buffers = AttentionBuffers {
-        q: &q,
-        k: &k,
-        v: &v,
-        out: &out,
-        mask: None,
-    };
+    let buffers: Vec<AttentionBuffers> = kv
+        .iter()
+        .map(|(k, v)| AttentionBuffers {
+            q: &q,
+            k,
+            v,
+            out: &out,
+            mask: None,
+        })
+        .collect();
     let second = match options.path {
         Path::Fused => Path::Fused,
         _ => shape.fast_path(ctx.capabilities()),

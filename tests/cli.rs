@@ -441,3 +441,59 @@ fn check_and_info_run_on_this_adapter() {
         "{stdout}"
     );
 }
+
+#[test]
+fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
+    // Out of range: a typed error naming the flag, exit 2, before any adapter is asked for.
+    for bad in ["0", "17"] {
+        let out = sdpa()
+            .args(["bench", "--decode", "--len", "256", "--kv-copies", bad])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--kv-copies") && stderr.contains(bad) && stderr.contains("1 to 16"),
+            "{stderr}"
+        );
+    }
+    if common::ctx().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let out = sdpa()
+        .args([
+            "bench",
+            "--decode",
+            "--len",
+            "256",
+            "--fused-only",
+            "--budget-ms",
+            "5",
+        ])
+        .args(["--kv-copies", "3", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("take 3 copies of K and V in turn"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["kv_copies"], 3, "{text}");
+    let row = &v["rows"][0];
+    assert_eq!(row["ksl"], 256, "{text}");
+    let ms = row["fused"]["ms"].as_f64().unwrap_or(0.0);
+    assert!(ms > 0.0, "{text}");
+    assert!(
+        row["fused"]["plan"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("vector"),
+        "{text}"
+    );
+}

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use wgpu_sdpa::bench::{
-    clock, decode_sweep, default_sweep, measure, BenchRow, BenchShape, PathTiming,
+    clock, decode_sweep, default_sweep, measure_rotating, BenchRow, BenchShape, PathTiming,
+    MAX_KV_COPIES,
 };
 use wgpu_sdpa::{DType, Error, Result};
 
@@ -65,6 +66,12 @@ pub struct Args {
     /// GPU milliseconds to spend per measurement.
     #[arg(long, default_value_t = 300.0)]
     budget_ms: f64,
+    /// Copies of K and V the calls take in turn (1 to 16). With copies that together exceed
+    /// the GPU's last-level cache several times (e.g. 4 at 16384 keys on an H200), no call finds
+    /// the last call's K and V there: the cold-cache time of a model whose layers each read
+    /// their own cache. With 1 (the default) the calls repeat on the same K and V.
+    #[arg(long, default_value_t = 1)]
+    kv_copies: u32,
 }
 
 fn parse_dtype(s: &str) -> Result<DType> {
@@ -220,6 +227,13 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
+    if !(1..=MAX_KV_COPIES).contains(&args.kv_copies) {
+        return Err(Error::invalid(
+            "--kv-copies",
+            args.kv_copies,
+            format!("must be 1 to {MAX_KV_COPIES}"),
+        ));
+    }
     let ctx = crate::context(args.checks)?;
     let caps = ctx.capabilities();
     let cpu = caps.device_type == wgpu::DeviceType::Cpu;
@@ -251,6 +265,12 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         clock(&ctx),
         if ctx.runtime_checks() { "on" } else { "off" }
     );
+    if args.kv_copies > 1 {
+        println!(
+            "# the calls take {} copies of K and V in turn (--kv-copies)",
+            args.kv_copies
+        );
+    }
     if cpu && !args.decode && args.hdim.is_empty() && args.len.is_empty() {
         println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
     }
@@ -268,7 +288,14 @@ pub fn main(args: &Args) -> Result<ExitCode> {
             "{} L={} d={}",
             shape.dtype, shape.q_len, shape.head_dim
         ));
-        let row = measure(&ctx, shape, &options, args.budget_ms, !args.fused_only);
+        let row = measure_rotating(
+            &ctx,
+            shape,
+            &options,
+            args.budget_ms,
+            !args.fused_only,
+            args.kv_copies,
+        )?;
         let s = &row.shape;
         progress.suspend(|| {
             println!(
@@ -305,6 +332,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
             "adapter": caps.adapter_name,
             "backend": format!("{:?}", caps.backend),
             "clock": format!("{:?}", clock(&ctx)),
+            "kv_copies": args.kv_copies,
             "rows": json_rows,
         }))
         .map_err(|e| Error::invalid("--json", path.display(), e.to_string()))?;

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""PyTorch's SDPA beside `sdpa bench --decode --kv-copies N`: decode (q_len 1) calls that take N
+copies of K and V in turn, so that with copies several times the GPU's last-level cache no call
+finds the last call's K and V there (a model whose layers each read their own cache), and with
+N = 1 the calls repeat on the same K and V, as ../shared/gpu/torch_sdpa_bench.py --decode times
+them. F.scaled_dot_product_attention (enable_gqa), ms per call, CUDA events around a loop of
+calls after a warm-up; no mask.
+
+    python3 scripts/torch_decode_cold.py --copies 1 4 --heads 32 8 --hdim 128 \\
+        --lens 4096 16384 32768 131072
+"""
+import argparse
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def time_ms(fn, iters):
+    for i in range(5):
+        fn(i)
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(iters):
+        fn(i)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / iters
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dtype", default="float16")
+    ap.add_argument("--hdim", type=int, default=128)
+    ap.add_argument("--heads", nargs=2, type=int, default=[32, 8], metavar=("N_QH", "N_KVH"))
+    ap.add_argument("--lens", nargs="+", type=int, default=[4096, 16384, 32768, 131072])
+    ap.add_argument("--copies", nargs="+", type=int, default=[1, 4])
+    ap.add_argument("--iters", type=int, default=50)
+    a = ap.parse_args()
+    dtype = getattr(torch, a.dtype)
+    hq, hkv = a.heads
+    d = a.hdim
+    print(f"# torch {torch.__version__} on {torch.cuda.get_device_name()}")
+    print("  ksl, copies, t_fuse_ms, KV_GBps")
+    for L in a.lens:
+        for n in a.copies:
+            q = torch.randn(1, hq, 1, d, device="cuda", dtype=dtype)
+            kv = [(torch.randn(1, hkv, L, d, device="cuda", dtype=dtype),
+                   torch.randn(1, hkv, L, d, device="cuda", dtype=dtype)) for _ in range(n)]
+            scale = 1.0 / math.sqrt(d)
+
+            def call(i):
+                k, v = kv[i % n]
+                return F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=hq > hkv)
+
+            ms = time_ms(call, a.iters)
+            gbps = 2 * hkv * L * d * q.element_size() / (ms * 1e-3) / 1e9
+            print(f"{L:6d}, {n:6d}, {ms:9.4f}, {gbps:8.1f}")
+            del kv
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
