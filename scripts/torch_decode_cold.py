@@ -4,7 +4,9 @@ copies of K and V in turn, so that with copies several times the GPU's last-leve
 finds the last call's K and V there (a model whose layers each read their own cache), and with
 N = 1 the calls repeat on the same K and V, as ../shared/gpu/torch_sdpa_bench.py --decode times
 them. F.scaled_dot_product_attention (enable_gqa), ms per call, CUDA events around a loop of
-calls after a warm-up; no mask.
+calls after a warm-up; no mask. With --graph the loop of calls is captured in a CUDA graph and
+replayed, so that the time is the GPU's alone (without it, a call's host-side launch can take
+longer than its kernels on short caches, and the loop then times the host).
 
     python3 scripts/torch_decode_cold.py --copies 1 4 --heads 32 8 --hdim 128 \\
         --lens 4096 16384 32768 131072
@@ -16,10 +18,28 @@ import torch
 import torch.nn.functional as F
 
 
-def time_ms(fn, iters):
+def time_ms(fn, iters, graph=False):
     for i in range(5):
         fn(i)
     torch.cuda.synchronize()
+    if graph:
+        g = torch.cuda.CUDAGraph()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            with torch.cuda.graph(g):
+                for i in range(iters):
+                    fn(i)
+        torch.cuda.current_stream().wait_stream(stream)
+        g.replay()
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        g.replay()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end) / iters
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     start.record()
@@ -38,11 +58,13 @@ def main():
     ap.add_argument("--lens", nargs="+", type=int, default=[4096, 16384, 32768, 131072])
     ap.add_argument("--copies", nargs="+", type=int, default=[1, 4])
     ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--graph", action="store_true", help="time a CUDA graph of the calls")
     a = ap.parse_args()
     dtype = getattr(torch, a.dtype)
     hq, hkv = a.heads
     d = a.hdim
     print(f"# torch {torch.__version__} on {torch.cuda.get_device_name()}")
+    print(f"# {'a CUDA graph of' if a.graph else 'a loop of'} {a.iters} calls")
     print("  ksl, copies, t_fuse_ms, KV_GBps")
     for L in a.lens:
         for n in a.copies:
@@ -55,7 +77,7 @@ def main():
                 k, v = kv[i % n]
                 return F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=hq > hkv)
 
-            ms = time_ms(call, a.iters)
+            ms = time_ms(call, a.iters, a.graph)
             gbps = 2 * hkv * L * d * q.element_size() / (ms * 1e-3) / 1e9
             print(f"{L:6d}, {n:6d}, {ms:9.4f}, {gbps:8.1f}")
             del kv
