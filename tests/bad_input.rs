@@ -318,3 +318,15 @@ fn buffers_of_sizes_that_are_not_whole_words() {
         assert_eq!(x.to_f32(), (i % 32) as f32 / 32.0, "element {i}");
     }
 }
+
+#[test]
+fn benchmark_copies_of_k_and_v_out_of_range() {
+    let Some(ctx) = ctx() else { return };
+    let shape = wgpu_sdpa::bench::decode_sweep(true)[0];
+    let options = PlanOptions::default();
+    for copies in [0, wgpu_sdpa::bench::MAX_KV_COPIES + 1] {
+        let result = wgpu_sdpa::bench::measure_rotating(ctx, &shape, &options, 1.0, false, copies);
+        let e = assert_field(result, "kv_copies");
+        assert!(e.to_string().contains(&copies.to_string()), "{e}");
+    }
+}
