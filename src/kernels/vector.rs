@@ -87,8 +87,12 @@ pub fn short_query_long_cache(desc: &AttentionDesc) -> bool {
     desc.q_len > AUTO_Q_LEN && desc.q_len <= MAX_Q_LEN && desc.kv_len >= auto_min_kv_len(desc.dtype)
 }
 
-/// The fewest keys worth a split of their own.
+/// The fewest keys worth a split of their own (knob `decode_min_split` overrides it).
 const MIN_SPLIT_KEYS: u32 = 256;
+
+/// The fewest keys a split of the subgroup kernel takes where the caches are short (see
+/// [`key_splits_for`]).
+const SHORT_SPLIT_KEYS: u32 = 64;
 
 /// Tiles and splits of the decode kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -263,7 +267,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]) and
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
-/// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel.
+/// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) and `decode_short=0`
+/// (short caches split as the other kernels', see [`key_splits_for`]) for the subgroup kernel;
+/// `decode_min_split` sets the fewest keys a split takes ([`MIN_SPLIT_KEYS`]) for all.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -358,7 +364,7 @@ pub fn fit_tiles(
         .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits, false)?;
     let early_v =
         knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
     let vectorized = word_loads(desc);
@@ -594,7 +600,8 @@ fn team_tiles(
     } else {
         keys
     };
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
+    let short_caches = crate::tune::knob("decode_short") != Some(0);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
     let clamped_v = clamps_v_rows(whole_lines, split_len, block_k);
@@ -681,22 +688,43 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// `(kv_splits, split_len)` of a decode split pass with `rows` query vectors a workgroup and
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
+///
+/// With `short_caches` (the subgroup kernel), where that leaves fewer splits than the target
+/// allows, the splits aim for half the target instead (one workgroup a compute unit of the
+/// H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the H200
+/// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
+/// 2048 keys: 1 / 4 / 8 splits (256 keys or fewer) took 10.6 / 12.7 / 12.9, 4 / 16 / 16 took
+/// 10.3 / 11.0 / 11.8; 8 / 32 / 32 splits of 32-64 keys (the merge's rounds grow with them)
+/// 10.1 / 12.3 / 12.9. From 4096 keys the splits are as before (16 of 256 keys at 4096, where
+/// 32 of 128 read within 2% either way).
 fn key_splits_for(
     caps: &Capabilities,
     desc: &AttentionDesc,
     rows: u32,
     block_k: u32,
     splits: Option<u32>,
+    short_caches: bool,
 ) -> Result<(u32, u32)> {
     let base = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
-    let max_splits = desc.kv_len.div_ceil(MIN_SPLIT_KEYS);
+    let min_keys = crate::tune::knob("decode_min_split").map_or(MIN_SPLIT_KEYS, |n| n.max(1));
+    let max_splits = desc.kv_len.div_ceil(min_keys);
+    let target = target_workgroups(caps);
     let wanted = match splits {
         Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
         Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
         // At most the target: rounding up left a second wave of a few workgroups wherever the
         // query groups do not divide it (H200, 16 query groups: 17 splits, 272 workgroups on 264
         // slots, took 1.3-1.4x as long as 16 splits; BENCHMARKS.md, fifteenth session).
-        None => (target_workgroups(caps) / base).clamp(1, max_splits.max(1)),
+        None => {
+            let full = (target / base).clamp(1, max_splits.max(1));
+            if short_caches && full < target / base {
+                (target / 2 / base)
+                    .clamp(1, desc.kv_len.div_ceil(SHORT_SPLIT_KEYS))
+                    .max(full)
+            } else {
+                full
+            }
+        }
     };
     Ok(crate::kernels::key_splits(desc.kv_len, wanted, block_k))
 }
@@ -817,7 +845,7 @@ fn matrix_tiles(
     let shape = MatrixShape::new(desc);
     let (threads, keys) = (shape.threads, shape.keys);
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits)?;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits, false)?;
     Ok(VectorTiles {
         rows,
         block_k: keys,
@@ -1048,6 +1076,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn short_caches_split_for_one_workgroup_a_compute_unit() {
+        // The subgroup kernel on the H200, 32/8 heads (8 query groups): below 4096 keys splits
+        // of 256 keys left most SMs idle; the splits aim for 132 workgroups there, of at least
+        // 64 keys, and are as before from 4096 keys.
+        let caps = Capabilities::nvidia_vulkan();
+        for (kv, splits) in [
+            (64, 1),
+            (256, 4),
+            (1000, 16),
+            (1024, 16),
+            (2048, 16),
+            (4096, 16),
+            (8192, 32),
+            (16384, 33),
+        ] {
+            let desc = AttentionDesc::new(1, 32, 8, 1, kv, 128).with_dtype(crate::desc::DType::F16);
+            let t = fit_tiles(&caps, &desc, None).unwrap();
+            assert!(t.team > 0, "{kv}: {t:?}");
+            assert_eq!(t.kv_splits, splits, "{kv}: {t:?}");
+            assert!(t.split_len >= 64.min(kv) || t.kv_splits == 1, "{kv}: {t:?}");
+            assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
+            assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
+        }
+        // The portable kernel keeps splits of at least 256 keys.
+        let desc = AttentionDesc::new(1, 32, 8, 1, 1024, 128);
+        let mut caps = Capabilities::nvidia_vulkan();
+        caps.subgroups = false;
+        let t = fit_tiles(&caps, &desc, None).unwrap();
+        assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
+    }
+
+    #[test]
     fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
         // The ceiling of 264 / query groups left a second wave of a few workgroups on the H200
         // (16 query groups: 17 splits, 272 workgroups); the splits stay within the target, and
@@ -1130,8 +1190,8 @@ mod tests {
         // d256's outputs in halves: the reduce pass unless asked.
         assert_eq!(ending(&nvidia, 256, 16384, None), Some(false));
         assert_eq!(ending(&nvidia, 256, 16384, Some(true)), Some(true));
-        // One split: nothing to merge.
-        assert_eq!(ending(&nvidia, 128, 256, None), None);
+        // One split (fewer keys than SHORT_SPLIT_KEYS): nothing to merge.
+        assert_eq!(ending(&nvidia, 128, 60, None), None);
         // Metal: never (its barriers order device memory within a threadgroup only).
         let apple = Capabilities::apple_m_series();
         assert_eq!(ending(&apple, 128, 16384, None), Some(false));
@@ -1148,7 +1208,8 @@ mod tests {
             "{t:?}"
         );
         assert_eq!(t.rows, 4);
-        let short = AttentionDesc::new(1, 32, 8, 1, 200, 128);
+        // Fewer keys than a split of the shortest takes (SHORT_SPLIT_KEYS).
+        let short = AttentionDesc::new(1, 32, 8, 1, 60, 128);
         assert_eq!(fit_tiles(&caps, &short, None).unwrap().kv_splits, 1);
     }
 
