@@ -268,8 +268,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) and `decode_short=0`
-/// (short caches split as the other kernels', see [`key_splits_for`]) for the subgroup kernel;
-/// `decode_min_split` sets the fewest keys a split takes ([`MIN_SPLIT_KEYS`]) for all.
+/// (short caches split as the other kernels': splits of at least 256 keys, not a workgroup a
+/// compute unit of at least 64) for the subgroup kernel; `decode_min_split` sets the fewest
+/// keys a split takes (256) for all.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
