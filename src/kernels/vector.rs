@@ -601,7 +601,12 @@ fn team_tiles(
     } else {
         keys
     };
-    let short_caches = crate::tune::knob("decode_short") != Some(0);
+    // Measured where the last split merges the splits in pass (Vulkan with `@coherent`
+    // storage, see `merges_in_pass`); elsewhere the reduce pass would take the extra splits, and
+    // that was not measured.
+    let short_caches = crate::tune::knob("decode_short") != Some(0)
+        && caps.backend == wgpu::Backend::Vulkan
+        && caps.coherent_storage;
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
@@ -690,7 +695,8 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup kernel), where that leaves fewer splits than the target
+/// With `short_caches` (the subgroup kernel merging its splits in pass), where that leaves
+/// fewer splits than the target
 /// allows, the splits aim for half the target instead (one workgroup a compute unit of the
 /// H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the H200
 /// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
@@ -1100,12 +1106,17 @@ mod tests {
             assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
             assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
         }
-        // The portable kernel keeps splits of at least 256 keys.
+        // The portable kernel keeps splits of at least 256 keys, and so does the subgroup
+        // kernel where its splits are merged by the reduce pass (not measured there).
         let desc = AttentionDesc::new(1, 32, 8, 1, 1024, 128);
         let mut caps = Capabilities::nvidia_vulkan();
         caps.subgroups = false;
         let t = fit_tiles(&caps, &desc, None).unwrap();
         assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
+        let mut caps = Capabilities::nvidia_vulkan();
+        caps.coherent_storage = false;
+        let t = fit_tiles(&caps, &desc.with_dtype(crate::desc::DType::F16), None).unwrap();
+        assert_eq!((t.team > 0, t.kv_splits), (true, 4), "{t:?}");
     }
 
     #[test]
