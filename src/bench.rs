@@ -347,6 +347,18 @@ fn measure_path(
 /// The most copies of K and V [`measure_rotating`] takes in turn.
 pub const MAX_KV_COPIES: u32 = 16;
 
+/// `kv_copies` (named `field` in the error) within 1 to [`MAX_KV_COPIES`], or the typed error.
+pub fn check_kv_copies(field: &str, kv_copies: u32) -> Result<()> {
+    if (1..=MAX_KV_COPIES).contains(&kv_copies) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        field,
+        kv_copies,
+        format!("must be 1 to {MAX_KV_COPIES}"),
+    ))
+}
+
 /// Measures one row: unfused (unless `with_unfused` is false) and fused on the same buffers.
 /// `options` carries tuning overrides; its `path` picks the second column's kernel: `Fused` the
 /// fused kernel on every row, anything else [`BenchShape::fast_path`].
@@ -373,13 +385,7 @@ pub fn measure_rotating(
     with_unfused: bool,
     kv_copies: u32,
 ) -> Result<BenchRow> {
-    if !(1..=MAX_KV_COPIES).contains(&kv_copies) {
-        return Err(Error::invalid(
-            "kv_copies",
-            kv_copies,
-            format!("must be 1 to {MAX_KV_COPIES}"),
-        ));
-    }
+    check_kv_copies("kv_copies", kv_copies)?;
     Ok(measure_copies(
         ctx,
         shape,

@@ -601,12 +601,9 @@ fn team_tiles(
     } else {
         keys
     };
-    // Measured where the last split merges the splits in pass (Vulkan with `@coherent`
-    // storage, see `merges_in_pass`); elsewhere the reduce pass would take the extra splits, and
-    // that was not measured.
-    let short_caches = crate::tune::knob("decode_short") != Some(0)
-        && caps.backend == wgpu::Backend::Vulkan
-        && caps.coherent_storage;
+    // Measured where the last split can merge the splits in pass; elsewhere the reduce pass
+    // would take the extra splits, and that was not measured.
+    let short_caches = crate::tune::knob("decode_short") != Some(0) && orders_device_memory(caps);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
@@ -655,9 +652,14 @@ pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles
     t.team > 0
         && t.kv_splits > 1
         && 2 * t.team * t.output_parts <= desc.v_head_dim
-        && caps.backend == wgpu::Backend::Vulkan
-        && caps.coherent_storage
+        && orders_device_memory(caps)
         && t.workgroup_bytes + MERGE_FLAG_BYTES <= caps.max_workgroup_storage_bytes
+}
+
+/// Whether the adapter's fences let one workgroup read what others stored in the same dispatch,
+/// as the in-pass merge needs: Vulkan with `@coherent` storage (see [`merges_in_pass`]).
+fn orders_device_memory(caps: &Capabilities) -> bool {
+    caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage
 }
 
 /// Whether the planner merges the splits in pass where [`merges_in_pass`] allows it, unless
@@ -695,10 +697,10 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup kernel merging its splits in pass), where that leaves
-/// fewer splits than the target
-/// allows, the splits aim for half the target instead (one workgroup a compute unit of the
-/// H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the H200
+/// With `short_caches` (the subgroup kernel where it can merge its splits in pass), where that
+/// leaves fewer splits than the target allows, the splits aim for half the target instead (one
+/// workgroup a compute unit of the H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never
+/// fewer than before. On the H200
 /// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
 /// 2048 keys: 1 / 4 / 8 splits (256 keys or fewer) took 10.6 / 12.7 / 12.9, 4 / 16 / 16 took
 /// 10.3 / 11.0 / 11.8; 8 / 32 / 32 splits of 32-64 keys (the merge's rounds grow with them)
@@ -723,8 +725,9 @@ fn key_splits_for(
         // query groups do not divide it (H200, 16 query groups: 17 splits, 272 workgroups on 264
         // slots, took 1.3-1.4x as long as 16 splits; BENCHMARKS.md, fifteenth session).
         None => {
-            let full = (target / base).clamp(1, max_splits.max(1));
-            if short_caches && full < target / base {
+            let per_query_group = target / base;
+            let full = per_query_group.clamp(1, max_splits.max(1));
+            if short_caches && full < per_query_group {
                 (target / 2 / base)
                     .clamp(1, desc.kv_len.div_ceil(SHORT_SPLIT_KEYS))
                     .max(full)

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use wgpu_sdpa::bench::{
-    clock, decode_sweep, default_sweep, measure_rotating, BenchRow, BenchShape, PathTiming,
-    MAX_KV_COPIES,
+    check_kv_copies, clock, decode_sweep, default_sweep, measure_rotating, BenchRow, BenchShape,
+    PathTiming,
 };
 use wgpu_sdpa::{DType, Error, Result};
 
@@ -227,13 +227,8 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
-    if !(1..=MAX_KV_COPIES).contains(&args.kv_copies) {
-        return Err(Error::invalid(
-            "--kv-copies",
-            args.kv_copies,
-            format!("must be 1 to {MAX_KV_COPIES}"),
-        ));
-    }
+    // Before the adapter is asked for (measure_rotating checks it too, naming its argument).
+    check_kv_copies("--kv-copies", args.kv_copies)?;
     let ctx = crate::context(args.checks)?;
     let caps = ctx.capabilities();
     let cpu = caps.device_type == wgpu::DeviceType::Cpu;
