@@ -497,3 +497,83 @@ fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_decode_takes_the_shape_flags_and_the_default_sweep_refuses_them() {
+    // The default sweep has its own heads, batch, masks and layouts: a flag that would change
+    // them is a typed error naming it (exit 2), before any adapter is asked for.
+    for (flag, value, shown) in [
+        ("--heads", Some("32,8"), "[32, 8]"),
+        ("--batch", Some("2"), "2"),
+        ("--mask", Some("causal"), "causal"),
+        ("--tpose", None, "true"),
+    ] {
+        let out = sdpa().args(["bench", flag]).args(value).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(shown) && stderr.contains("default sweep"),
+            "{stderr}"
+        );
+    }
+    if common::ctx().is_none() {
+        return;
+    }
+    // With --decode the head dim, heads, batch and mask given are the rows'.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let out = sdpa()
+        .args([
+            "bench", "--decode", "--len", "40", "--hdim", "64,96", "--heads", "8,2",
+        ])
+        .args([
+            "--batch",
+            "2",
+            "--mask",
+            "causal",
+            "--fused-only",
+            "--budget-ms",
+            "5",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let dims: Vec<_> = rows.iter().map(|r| r["hdim"].as_u64().unwrap()).collect();
+    assert_eq!(dims, [64, 96], "{text}");
+    for r in rows {
+        assert_eq!(
+            (
+                &r["B"],
+                &r["qsl"],
+                &r["ksl"],
+                &r["n_qh"],
+                &r["n_kvh"],
+                &r["mask"],
+                &r["dtype"]
+            ),
+            (
+                &2.into(),
+                &1.into(),
+                &40.into(),
+                &8.into(),
+                &2.into(),
+                &"causal".into(),
+                &"f16".into()
+            ),
+            "{text}"
+        );
+        assert!(
+            r["fused"]["plan"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("vector"),
+            "{text}"
+        );
+    }
+}

@@ -28,14 +28,14 @@ pub struct Args {
     /// prefill (--len 256 --kv-len 32768).
     #[arg(long, value_delimiter = ',')]
     kv_len: Vec<u32>,
-    /// Query and key/value heads, e.g. 32,8.
-    #[arg(long, value_delimiter = ',', default_values_t = [32, 32])]
+    /// Query and key/value heads, e.g. 32,8 (default: 32,32; with --decode 32,8).
+    #[arg(long, value_delimiter = ',')]
     heads: Vec<u32>,
-    /// Batch.
-    #[arg(long, default_value_t = 1)]
-    batch: u32,
-    /// Masks to run: none, causal (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "none")]
+    /// Batch (default: 1).
+    #[arg(long)]
+    batch: Option<u32>,
+    /// Masks to run: none, causal (comma-separated; default: none).
+    #[arg(long, value_delimiter = ',')]
     mask: Vec<String>,
     /// [B, L, H, D] layouts (the seed's tpose = 1).
     #[arg(long)]
@@ -50,7 +50,8 @@ pub struct Args {
     #[arg(long)]
     stage_f32: bool,
     /// The decode sweep: q_len 1 against kv_len 256..131072 (or --len), 32/8 heads, head dim 128,
-    /// f16; the second column is the decode kernel, with the GB/s of K and V it reads.
+    /// f16 (or --heads, --hdim, --dtype; --batch, --mask and --tpose apply too); the second
+    /// column is the decode kernel, with the GB/s of K and V it reads.
     #[arg(long)]
     decode: bool,
     /// Use the portable fused kernel even where cooperative matrices are listed.
@@ -87,89 +88,120 @@ fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
             "is for query lengths above 8: with --decode, --len gives the key lengths",
         ));
     }
-    if args.decode {
-        let mut rows = decode_sweep(cpu_adapter);
-        if !args.len.is_empty() {
-            let template = rows[0];
-            rows = args
-                .len
-                .iter()
-                .map(|&kv_len| BenchShape { kv_len, ..template })
-                .collect();
+    let dtypes = args
+        .dtype
+        .iter()
+        .map(|s| parse_dtype(s))
+        .collect::<Result<Vec<_>>>()?;
+    if !args.decode && args.hdim.is_empty() && args.len.is_empty() && args.kv_len.is_empty() {
+        // The default sweep has its own heads, batch, masks and layouts: an option that would
+        // change them is refused rather than ignored.
+        for (flag, value) in [
+            (
+                "--heads",
+                (!args.heads.is_empty()).then(|| format!("{:?}", args.heads)),
+            ),
+            ("--batch", args.batch.map(|b| b.to_string())),
+            (
+                "--mask",
+                (!args.mask.is_empty()).then(|| args.mask.join(",")),
+            ),
+            ("--tpose", args.tpose.then(|| "true".to_string())),
+        ] {
+            if let Some(value) = value {
+                return Err(Error::invalid(
+                    flag,
+                    value,
+                    "applies with --len, --hdim or --decode, not to the default sweep",
+                ));
+            }
         }
-        if !args.dtype.is_empty() {
-            let dtypes = args
-                .dtype
-                .iter()
-                .map(|s| parse_dtype(s))
-                .collect::<Result<Vec<_>>>()?;
-            rows = dtypes
-                .iter()
-                .flat_map(|&dtype| rows.iter().map(move |r| BenchShape { dtype, ..*r }))
-                .collect();
-        }
-        return Ok(rows);
-    }
-    if args.hdim.is_empty() && args.len.is_empty() && args.kv_len.is_empty() {
         let mut rows = default_sweep(cpu_adapter);
-        if !args.dtype.is_empty() {
-            let keep = args
-                .dtype
-                .iter()
-                .map(|s| parse_dtype(s))
-                .collect::<Result<Vec<_>>>()?;
-            rows.retain(|r| keep.contains(&r.dtype));
+        if !dtypes.is_empty() {
+            rows.retain(|r| dtypes.contains(&r.dtype));
         }
         return Ok(rows);
     }
-    let dtypes = if args.dtype.is_empty() {
-        vec![DType::F16, DType::F32]
+    let heads = match args.heads.as_slice() {
+        [] if args.decode => [32, 8],
+        [] => [32, 32],
+        &[q, kv] => [q, kv],
+        _ => {
+            return Err(Error::invalid(
+                "--heads",
+                format!("{:?}", args.heads),
+                "must be two numbers, e.g. 32,8",
+            ))
+        }
+    };
+    let causals = if args.mask.is_empty() {
+        vec![false]
     } else {
-        args.dtype
+        args.mask
             .iter()
-            .map(|s| parse_dtype(s))
+            .map(|m| match m.as_str() {
+                "none" => Ok(false),
+                "causal" => Ok(true),
+                other => Err(Error::invalid("--mask", other, "must be none or causal")),
+            })
             .collect::<Result<Vec<_>>>()?
     };
-    if args.heads.len() != 2 {
-        return Err(Error::invalid(
-            "--heads",
-            format!("{:?}", args.heads),
-            "must be two numbers, e.g. 32,8",
-        ));
-    }
+    // The decode sweep's rows, or a length and head dim of the seed's, where not given.
+    let decode = decode_sweep(cpu_adapter);
+    let (q_lens, kv_lens, hdims, default_dtypes) = if args.decode {
+        let kv_lens = if args.len.is_empty() {
+            decode.iter().map(|r| r.kv_len).collect()
+        } else {
+            args.len.clone()
+        };
+        (
+            vec![1],
+            kv_lens,
+            vec![decode[0].head_dim],
+            vec![decode[0].dtype],
+        )
+    } else {
+        let lens = if args.len.is_empty() {
+            vec![1024]
+        } else {
+            args.len.clone()
+        };
+        (
+            lens,
+            args.kv_len.clone(),
+            vec![64],
+            vec![DType::F16, DType::F32],
+        )
+    };
     let hdims = if args.hdim.is_empty() {
-        vec![64]
+        hdims
     } else {
         args.hdim.clone()
     };
-    let lens = if args.len.is_empty() {
-        vec![1024]
+    let dtypes = if dtypes.is_empty() {
+        default_dtypes
     } else {
-        args.len.clone()
+        dtypes
     };
     let mut rows = Vec::new();
     for &dtype in &dtypes {
-        for mask in &args.mask {
-            let causal = match mask.as_str() {
-                "none" => false,
-                "causal" => true,
-                other => return Err(Error::invalid("--mask", other, "must be none or causal")),
-            };
+        for &causal in &causals {
             for &head_dim in &hdims {
-                for &len in &lens {
-                    let kv_lens = if args.kv_len.is_empty() {
-                        vec![len]
+                for &q_len in &q_lens {
+                    // Without --kv-len each query length is its own key length.
+                    let kv_lens = if kv_lens.is_empty() {
+                        vec![q_len]
                     } else {
-                        args.kv_len.clone()
+                        kv_lens.clone()
                     };
                     for kv_len in kv_lens {
                         rows.push(BenchShape {
-                            batch: args.batch,
-                            q_len: len,
+                            batch: args.batch.unwrap_or(1),
+                            q_len,
                             kv_len,
                             head_dim,
-                            q_heads: args.heads[0],
-                            kv_heads: args.heads[1],
+                            q_heads: heads[0],
+                            kv_heads: heads[1],
                             transposed: args.tpose,
                             dtype,
                             causal,
@@ -229,6 +261,8 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 pub fn main(args: &Args) -> Result<ExitCode> {
     // Before the adapter is asked for (measure_rotating checks it too, naming its argument).
     check_kv_copies("--kv-copies", args.kv_copies)?;
+    // The shape flags too (the rows, which depend on the adapter, are made again below).
+    shapes(args, false)?;
     let ctx = crate::context(args.checks)?;
     let caps = ctx.capabilities();
     let cpu = caps.device_type == wgpu::DeviceType::Cpu;
