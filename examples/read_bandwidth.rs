@@ -2,7 +2,10 @@
 //! (no arithmetic besides folding the words together) takes through wgpu on the default adapter,
 //! timed with the clock `sdpa bench` uses (timestamps at the start and end of each call's compute
 //! pass, the median of 20 calls). Sizes are those of `sdpa bench --decode`: K and V of 8 KV
-//! heads, head dim 128, f16, for each key length; plus an empty pass (the clock's floor).
+//! heads, head dim 128, f16, for each key length; plus an empty pass (the clock's floor) and the
+//! platform's floor for one call: a one-workgroup dispatch recorded 200 times back to back
+//! between two timestamps of the encoder, a compute pass each (as `sdpa bench`'s back-to-back
+//! column records its calls) or all in one pass.
 //!
 //! ```text
 //! cargo run --release --example read_bandwidth -- 16384 131072
@@ -155,6 +158,146 @@ fn main() {
     }
     let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8);
     println!("empty pass (one workgroup, 16 bytes), -, 1, -, {ms:.4}, -");
+    for layout in [Floor::Passes, Floor::OnePass] {
+        let ms = floor(&ctx, &pipeline, layout);
+        println!("{}, -, 1, -, {ms:.4}, -", layout.name());
+    }
+}
+
+/// How [`floor`] records its calls of the empty dispatch.
+#[derive(Clone, Copy)]
+enum Floor {
+    /// One compute pass a call, as `sdpa bench`'s back-to-back column records its calls.
+    Passes,
+    /// All the calls' dispatches in one compute pass.
+    OnePass,
+}
+
+impl Floor {
+    fn name(self) -> &'static str {
+        match self {
+            Floor::Passes => "empty dispatch back to back, a pass each",
+            Floor::OnePass => "empty dispatch back to back, one pass",
+        }
+    }
+}
+
+/// The platform's floor for one call: milliseconds a call of 200 one-workgroup dispatches (16
+/// bytes read) recorded back to back, between two timestamps written in the encoder (no
+/// timestamps inside the passes), as `sdpa bench`'s back-to-back column times its calls.
+fn floor(ctx: &Context, pipeline: &wgpu::ComputePipeline, layout: Floor) -> f64 {
+    let device = ctx.device();
+    let buffer = |label, usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: 1024,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let storage = wgpu::BufferUsages::STORAGE;
+    let (k, v, sink) = (
+        buffer("k", storage),
+        buffer("v", storage),
+        buffer("sink", storage),
+    );
+    let share = buffer(
+        "share",
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    );
+    ctx.queue()
+        .write_buffer(&share, 0, bytemuck::cast_slice(&[1u32, 2048, 0, 0]));
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: k.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: v.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: sink.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: share.as_entire_binding(),
+            },
+        ],
+    });
+    let calls = 200u32;
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: None,
+        ty: wgpu::QueryType::Timestamp,
+        count: 2,
+    });
+    // A warm-up submission first, then the timed one.
+    let mut ticks = Vec::new();
+    for _ in 0..2 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.write_timestamp(&queries, 0);
+        match layout {
+            Floor::Passes => {
+                for _ in 0..calls {
+                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, &bind, &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }
+            Floor::OnePass => {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                for _ in 0..calls {
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }
+        }
+        encoder.write_timestamp(&queries, 1);
+        ticks = resolve_ticks(ctx, encoder, &queries, 2);
+    }
+    let period = ctx.queue().get_timestamp_period() as f64;
+    ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-6 / calls as f64
+}
+
+/// Resolves the first `count` timestamps of `queries` written in `encoder`, submits it and
+/// returns them in ticks.
+fn resolve_ticks(
+    ctx: &Context,
+    mut encoder: wgpu::CommandEncoder,
+    queries: &wgpu::QuerySet,
+    count: u32,
+) -> Vec<u64> {
+    let device = ctx.device();
+    let size = 8 * count as u64;
+    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.resolve_query_set(queries, 0..count, &resolve, 0);
+    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, size);
+    ctx.queue().submit([encoder.finish()]);
+    readback
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let view = readback.slice(..).get_mapped_range().expect("mapped");
+    bytemuck::cast_slice(&view).to_vec()
 }
 
 /// How each workgroup reads its share (the shader's `mode`).
@@ -275,30 +418,7 @@ fn time(
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(groups, 1, 1);
     }
-    let size = 16 * calls as u64;
-    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    encoder.resolve_query_set(&queries, 0..2 * calls, &resolve, 0);
-    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, size);
-    ctx.queue().submit([encoder.finish()]);
-    readback
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
-    let view = readback.slice(..).get_mapped_range().expect("mapped");
-    let ticks: Vec<u64> = bytemuck::cast_slice(&view).to_vec();
+    let ticks = resolve_ticks(ctx, encoder, &queries, 2 * calls);
     let period = ctx.queue().get_timestamp_period() as f64;
     let mut ms: Vec<f64> = ticks
         .chunks(2)
