@@ -327,12 +327,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         })
     };
     let vector_plan = |reason: String| -> Result<Plan> {
-        let mut tiles = vector::fit_tiles_merging(
-            caps,
-            desc,
-            options.decode_splits,
-            options.decode_merge_in_pass,
-        )?;
+        let mut tiles = vector::fit_tiles(caps, desc, options.decode_splits)?;
         // Where a driver bounds the loop iterations of an invocation (src/loop_budget.rs), more
         // KV splits shorten each workgroup's loop; unless the splits were forced.
         while options.decode_splits.is_none()

@@ -248,9 +248,7 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 }
 
 /// Tiles and splits for `desc`, or why the decode kernel cannot serve it. `splits` forces the
-/// number of KV splits (at most one per tile of keys). The splits are those of a plan that
-/// merges them as [`merges_in_pass_by_default`] says; [`fit_tiles_merging`] takes the plan's
-/// choice.
+/// number of KV splits (at most one per tile of keys).
 ///
 /// Tuning knobs (`WGPU_SDPA_TUNE`, see `crate::tune`): `decode_vec=0` forces the word-assembled
 /// loads on aligned layouts, `decode_cpl` (1, 2 or 4) caps the K chunks per thread (more threads
@@ -271,25 +269,12 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) and `decode_short=0`
 /// (short caches split as the other kernels': splits of at least 256 keys, not a workgroup a
-/// compute unit of at least 64; `decode_short=2` splits them so even where the reduce pass
-/// merges them, to measure it there) for the subgroup kernel; `decode_min_split` sets the
-/// fewest keys a split takes (256) for all.
+/// compute unit of at least 64) for the subgroup kernel; `decode_min_split` sets the fewest
+/// keys a split takes (256) for all.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
     splits: Option<u32>,
-) -> Result<VectorTiles> {
-    fit_tiles_merging(caps, desc, splits, None)
-}
-
-/// [`fit_tiles`] for a plan whose splits are merged in pass where `merge_in_pass` says
-/// ([`crate::PlanOptions::decode_merge_in_pass`]; `None`: [`merges_in_pass_by_default`]), which
-/// decides how the subgroup kernel splits short caches (see [`key_splits_for`]).
-pub fn fit_tiles_merging(
-    caps: &Capabilities,
-    desc: &AttentionDesc,
-    splits: Option<u32>,
-    merge_in_pass: Option<bool>,
 ) -> Result<VectorTiles> {
     use crate::tune::knob;
     if desc.q_len > MAX_Q_LEN {
@@ -315,7 +300,7 @@ pub fn fit_tiles_merging(
         }
     }
     if team_takes(caps, desc) {
-        return team_tiles(caps, desc, splits, merge_in_pass);
+        return team_tiles(caps, desc, splits);
     }
     if matrix_takes(caps, desc) {
         return matrix_tiles(caps, desc, splits);
@@ -598,29 +583,6 @@ fn team_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
     splits: Option<u32>,
-    merge_in_pass: Option<bool>,
-) -> Result<VectorTiles> {
-    // The short caches' rule was measured where the last split merges the splits in pass (the
-    // H200); where the reduce pass would take the extra splits (Metal, and d256 by default even
-    // on Vulkan) it was not, and there the splits are the other kernels'. Knob `decode_short`: 0
-    // never, 2 wherever the subgroup kernel runs.
-    let short = crate::tune::knob("decode_short");
-    let tiles = team_tiles_split(caps, desc, splits, short != Some(0))?;
-    if short == Some(2)
-        || (merge_in_pass.unwrap_or_else(|| merges_in_pass_by_default(&tiles))
-            && merges_in_pass(caps, desc, &tiles))
-    {
-        return Ok(tiles);
-    }
-    team_tiles_split(caps, desc, splits, false)
-}
-
-/// [`team_tiles`] with or without the short caches' rule of [`key_splits_for`].
-fn team_tiles_split(
-    caps: &Capabilities,
-    desc: &AttentionDesc,
-    splits: Option<u32>,
-    short_caches: bool,
 ) -> Result<VectorTiles> {
     let team = caps.subgroup_min_size;
     let (lanes_per_key, keys) = team_shape(desc, team).expect("team_serves checked the shape");
@@ -639,6 +601,9 @@ fn team_tiles_split(
     } else {
         keys
     };
+    // Measured where the last split can merge the splits in pass; elsewhere the reduce pass
+    // would take the extra splits, and that was not measured.
+    let short_caches = crate::tune::knob("decode_short") != Some(0) && orders_device_memory(caps);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
@@ -732,7 +697,7 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup kernel where its splits are merged in pass), where that
+/// With `short_caches` (the subgroup kernel where it can merge its splits in pass), where that
 /// leaves fewer splits than the target allows, the splits aim for half the target instead (one
 /// workgroup a compute unit of the H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never
 /// fewer than before. On the H200
@@ -1153,25 +1118,8 @@ mod tests {
         assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
         let mut caps = Capabilities::nvidia_vulkan();
         caps.coherent_storage = false;
-        let f16 = desc.with_dtype(crate::desc::DType::F16);
-        let t = fit_tiles(&caps, &f16, None).unwrap();
+        let t = fit_tiles(&caps, &desc.with_dtype(crate::desc::DType::F16), None).unwrap();
         assert_eq!((t.team > 0, t.kv_splits), (true, 4), "{t:?}");
-        // Nor where the plan asks for the reduce pass.
-        let caps = Capabilities::nvidia_vulkan();
-        let t = fit_tiles_merging(&caps, &f16, None, Some(false)).unwrap();
-        assert_eq!((t.team > 0, t.kv_splits), (true, 4), "{t:?}");
-        // d256 merges by the reduce pass unless asked (its teams' outputs in halves): the rule
-        // follows the merge.
-        let d256 = AttentionDesc::new(1, 32, 8, 1, 1024, 256).with_dtype(crate::desc::DType::F16);
-        let t = fit_tiles(&caps, &d256, None).unwrap();
-        assert_eq!(
-            (t.team > 0, t.output_parts, t.kv_splits),
-            (true, 2, 4),
-            "{t:?}"
-        );
-        let t = fit_tiles_merging(&caps, &d256, None, Some(true)).unwrap();
-        assert_eq!((t.team > 0, t.kv_splits), (true, 16), "{t:?}");
-        assert!(merges_in_pass(&caps, &d256, &t), "{t:?}");
     }
 
     #[test]
