@@ -601,9 +601,9 @@ fn team_tiles(
     } else {
         keys
     };
-    // Measured where the last split can merge the splits in pass; elsewhere the reduce pass
-    // would take the extra splits, and that was not measured.
-    let short_caches = crate::tune::knob("decode_short") != Some(0) && orders_device_memory(caps);
+    // On the H200 the short caches' splits paid whichever pass merged them (BENCHMARKS.md,
+    // thirty-first session, run 136): see `key_splits_for`.
+    let short_caches = crate::tune::knob("decode_short") != Some(0);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
@@ -697,15 +697,17 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup kernel where it can merge its splits in pass), where that
-/// leaves fewer splits than the target allows, the splits aim for half the target instead (one
-/// workgroup a compute unit of the H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never
-/// fewer than before. On the H200
+/// With `short_caches` (the subgroup kernel), where that leaves fewer splits than the target
+/// allows, the splits aim for half the target instead (one workgroup a compute unit of the
+/// H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the H200
 /// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
 /// 2048 keys: 1 / 4 / 8 splits (256 keys or fewer) took 10.6 / 12.7 / 12.9, 4 / 16 / 16 took
 /// 10.3 / 11.0 / 11.8; 8 / 32 / 32 splits of 32-64 keys (the merge's rounds grow with them)
 /// 10.1 / 12.3 / 12.9. From 4096 keys the splits are as before (16 of 256 keys at 4096, where
-/// 32 of 128 read within 2% either way).
+/// 32 of 128 read within 2% either way). With the splits merged by the reduce pass (run 136, 4
+/// copies of K and V): d256 (its default) 13.2 / 13.7 / 17.7 us against 19.3 / 22.5 / 23.5 with
+/// the old splits; d128 11.2 / 11.8 / 12.8 against 10.4 / 14.0 / 14.1 (slower at 256 keys only).
+/// Metal (always the reduce pass) was not measured.
 fn key_splits_for(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -1109,17 +1111,25 @@ mod tests {
             assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
             assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
         }
-        // The portable kernel keeps splits of at least 256 keys, and so does the subgroup
-        // kernel where its splits are merged by the reduce pass (not measured there).
+        // The portable kernel keeps splits of at least 256 keys.
         let desc = AttentionDesc::new(1, 32, 8, 1, 1024, 128);
         let mut caps = Capabilities::nvidia_vulkan();
         caps.subgroups = false;
         let t = fit_tiles(&caps, &desc, None).unwrap();
         assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
+        // The subgroup kernel splits so whichever pass merges the splits: without `@coherent`
+        // storage (the reduce pass), and at d256 (the reduce pass by default).
         let mut caps = Capabilities::nvidia_vulkan();
         caps.coherent_storage = false;
-        let t = fit_tiles(&caps, &desc.with_dtype(crate::desc::DType::F16), None).unwrap();
-        assert_eq!((t.team > 0, t.kv_splits), (true, 4), "{t:?}");
+        let f16 = desc.with_dtype(crate::desc::DType::F16);
+        let t = fit_tiles(&caps, &f16, None).unwrap();
+        assert_eq!((t.team > 0, t.kv_splits), (true, 16), "{t:?}");
+        assert!(!merges_in_pass(&caps, &f16, &t), "{t:?}");
+        let caps = Capabilities::nvidia_vulkan();
+        let d256 = AttentionDesc::new(1, 32, 8, 1, 1024, 256).with_dtype(crate::desc::DType::F16);
+        let t = fit_tiles(&caps, &d256, None).unwrap();
+        assert_eq!((t.team > 0, t.kv_splits), (true, 16), "{t:?}");
+        assert!(!merges_in_pass_by_default(&t), "{t:?}");
     }
 
     #[test]
