@@ -258,6 +258,46 @@ impl Attention {
         buffers: &AttentionBuffers<'_>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<()> {
+        let bind_groups = self.bind_groups(buffers)?;
+        let scope = ErrorScope::push(self.ctx.device());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-sdpa attention"),
+                timestamp_writes,
+            });
+            self.record(&mut pass, &bind_groups);
+        }
+        match scope.pop() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the attention's dispatches into the caller's compute pass instead of a pass of
+    /// its own, so that several calls (the layers of a model) and the caller's own kernels can
+    /// share one pass: on the H200 under Vulkan a compute pass of its own cost each call ~5 us
+    /// more than a dispatch in a shared pass (BENCHMARKS.md, thirty-first session: empty
+    /// dispatches back to back took 7.5 us a call a pass each, 2.1 in one pass). wgpu orders the
+    /// dispatches of one pass as it orders passes, by their buffers' uses: a dispatch that reads
+    /// what an earlier one wrote (this call's output, the next layer's input) waits for it.
+    ///
+    /// The buffers are checked as [`Attention::encode`] checks them, before anything is
+    /// recorded; an error wgpu finds in the pass itself is the pass's, reported where the
+    /// caller's encoder is finished.
+    pub fn encode_in_pass(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        buffers: &AttentionBuffers<'_>,
+    ) -> Result<()> {
+        let bind_groups = self.bind_groups(buffers)?;
+        self.record(pass, &bind_groups);
+        Ok(())
+    }
+
+    /// The bind groups of the plan's kernels on `buffers`, after checking them. A buffer wgpu
+    /// rejects (another device's, a destroyed one) fails here, before anything is recorded: the
+    /// caller's encoder or pass stays valid.
+    fn bind_groups(&self, buffers: &AttentionBuffers<'_>) -> Result<Vec<wgpu::BindGroup>> {
         self.check_buffers(buffers)?;
         self.ctx.check_not_lost()?;
         let device = self.ctx.device();
@@ -300,26 +340,18 @@ impl Attention {
                 })
             })
             .collect();
-        // A buffer wgpu rejects (another device's, a destroyed one) fails here, before anything
-        // is recorded: the caller's encoder stays valid.
-        if let Some(e) = scope.pop() {
-            return Err(e);
-        }
-        let scope = ErrorScope::push(device);
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-sdpa attention"),
-                timestamp_writes,
-            });
-            for ((kernel, [x, y, z], _), bind_group) in self.kernels.iter().zip(&bind_groups) {
-                pass.set_pipeline(&kernel.pipeline);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(*x, *y, *z);
-            }
-        }
         match scope.pop() {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(bind_groups),
+        }
+    }
+
+    /// The plan's dispatches, in order, into `pass`.
+    fn record(&self, pass: &mut wgpu::ComputePass<'_>, bind_groups: &[wgpu::BindGroup]) {
+        for ((kernel, [x, y, z], _), bind_group) in self.kernels.iter().zip(bind_groups) {
+            pass.set_pipeline(&kernel.pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(*x, *y, *z);
         }
     }
 

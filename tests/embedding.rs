@@ -88,6 +88,127 @@ fn records_into_the_callers_encoder_on_the_callers_buffers() {
 }
 
 #[test]
+fn records_several_calls_into_the_callers_compute_pass() {
+    let Some(ctx) = ctx() else { return };
+    let device = ctx.device();
+    // Decode calls (q_len 1, 8/2 heads, 300 keys, d64, f32) in three splits: merged in pass
+    // where the adapter allows it, and by the reduce pass (a second dispatch).
+    let desc = AttentionDesc::new(1, 8, 2, 1, 300, 64);
+    let with = |in_pass: Option<bool>| {
+        let options = wgpu_sdpa::PlanOptions {
+            path: Path::Vector,
+            decode_splits: Some(3),
+            decode_merge_in_pass: in_pass,
+            ..ctx.plan_options()
+        };
+        Attention::with_options(ctx, &desc, &options).unwrap()
+    };
+    let (merged, reduced) = (with(None), with(Some(false)));
+    assert_eq!(reduced.plan().dispatches().len(), 2, "{}", reduced.plan());
+    if merged.plan().dispatches().len() != 1 {
+        println!("note: this adapter merges no splits in pass; both calls take the reduce pass");
+    }
+    let values = |t: Tensor, seed: usize| -> Vec<f32> {
+        (0..desc.required_elements(t) as usize)
+            .map(|i| ((i * 7919 + seed) % 101) as f32 / 50.0 - 1.0)
+            .collect()
+    };
+    let storage = |data: &[f32]| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    };
+    let (q, k, v, k2, v2) = (
+        values(Tensor::Q, 1),
+        values(Tensor::K, 2),
+        values(Tensor::V, 3),
+        values(Tensor::K, 4),
+        values(Tensor::V, 5),
+    );
+    let (qb, kb, vb, k2b, v2b) = (
+        storage(&q),
+        storage(&k),
+        storage(&v),
+        storage(&k2),
+        storage(&v2),
+    );
+    let outs: Vec<wgpu::Buffer> = (0..3)
+        .map(|_| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: desc.required_bytes(Tensor::Out),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        })
+        .collect();
+    // One pass, each call's queries the call before's output (the out layout is Q's): the
+    // second call must see the first one's output, and the third the second's.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for (attention, q, k, v, out) in [
+            (&merged, &qb, &kb, &vb, &outs[0]),
+            (&merged, &outs[0], &k2b, &v2b, &outs[1]),
+            (&reduced, &outs[1], &kb, &vb, &outs[2]),
+        ] {
+            let buffers = AttentionBuffers {
+                q,
+                k,
+                v,
+                out,
+                mask: None,
+            };
+            attention.encode_in_pass(&mut pass, &buffers).unwrap();
+        }
+    }
+    let staging: Vec<wgpu::Buffer> = outs
+        .iter()
+        .map(|out| {
+            let s = device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: out.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_buffer_to_buffer(out, 0, &s, 0, out.size());
+            s
+        })
+        .collect();
+    ctx.queue().submit([encoder.finish()]);
+    for s in &staging {
+        s.slice(..).map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    }
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let results: Vec<Vec<f64>> = staging
+        .iter()
+        .map(|s| {
+            bytemuck::cast_slice::<u8, f32>(&s.slice(..).get_mapped_range().unwrap())
+                .iter()
+                .map(|&x| x as f64)
+                .collect()
+        })
+        .collect();
+    let widen = |x: &[f32]| x.iter().map(|&e| e as f64).collect::<Vec<_>>();
+    // Each call against the f64 reference on the queries it was given (the GPU's output of the
+    // call before).
+    for (i, (q, k, v)) in [
+        (widen(&q), widen(&k), widen(&v)),
+        (results[0].clone(), widen(&k2), widen(&v2)),
+        (results[1].clone(), widen(&k), widen(&v)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let reference = attention_reference(&desc, &q, &k, &v, None);
+        let c = compare(&desc, &results[i], &reference, 2e-5);
+        assert!(c.passed(), "call {i}: {c:?}");
+    }
+}
+
+#[test]
 fn unfused_heads_in_chunks_when_the_scores_exceed_one_binding() {
     let Some(ctx) = ctx() else { return };
     // 64 KiB bindings: each head's 80x90 f32 scores take 28.1 KiB, so two heads per chunk.
