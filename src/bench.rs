@@ -83,6 +83,10 @@ pub struct PathTiming {
     /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`. Includes the barriers between calls; leaves out the
     /// start and end of each call's own pass, which [`PathTiming::ms`] includes.
     pub back_to_back_ms: Option<f64>,
+    /// [`PathTiming::back_to_back_ms`] with the calls' dispatches recorded in one compute pass
+    /// ([`Attention::encode_in_pass`]), as a model that shares its pass with the calls records
+    /// them: no pass a call.
+    pub back_to_back_one_pass_ms: Option<f64>,
 }
 
 /// A measured row.
@@ -119,6 +123,12 @@ impl BenchRow {
     /// [`BenchRow::kv_gbps`] of the back-to-back time.
     pub fn kv_gbps_back_to_back(&self, t: &PathTiming) -> Option<f64> {
         t.back_to_back_ms
+            .map(|ms| self.kv_bytes / (ms * 1e-3) / 1e9)
+    }
+
+    /// [`BenchRow::kv_gbps`] of the back-to-back time in one pass.
+    pub fn kv_gbps_back_to_back_one_pass(&self, t: &PathTiming) -> Option<f64> {
+        t.back_to_back_one_pass_ms
             .map(|ms| self.kv_bytes / (ms * 1e-3) / 1e9)
     }
 
@@ -239,13 +249,14 @@ fn time_calls(
 }
 
 /// Times `calls` calls recorded back to back in one command encoder (call i on `sets[i % n]`),
-/// between two timestamps written in the encoder; milliseconds per call. `None` without
-/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
+/// a compute pass each or (`one_pass`) all in one, between two timestamps written in the
+/// encoder; milliseconds per call. `None` without `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
 fn time_back_to_back(
     ctx: &Context,
     attention: &Attention,
     sets: &[AttentionBuffers<'_>],
     calls: u32,
+    one_pass: bool,
 ) -> Result<Option<f64>> {
     let device = ctx.device();
     let features =
@@ -262,8 +273,18 @@ fn time_back_to_back(
         label: Some("bench back to back"),
     });
     encoder.write_timestamp(&queries, 0);
-    for i in 0..calls {
-        attention.encode(&mut encoder, &sets[i as usize % sets.len()])?;
+    if one_pass {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench back to back, one pass"),
+            timestamp_writes: None,
+        });
+        for i in 0..calls {
+            attention.encode_in_pass(&mut pass, &sets[i as usize % sets.len()])?;
+        }
+    } else {
+        for i in 0..calls {
+            attention.encode(&mut encoder, &sets[i as usize % sets.len()])?;
+        }
     }
     encoder.write_timestamp(&queries, 1);
     let total = submit_timed(ctx, encoder, &queries, 1)?;
@@ -316,6 +337,7 @@ fn measure_path(
                 plan: String::new(),
                 extra_bytes: 0,
                 back_to_back_ms: None,
+                back_to_back_one_pass_ms: None,
             }
         }
     };
@@ -325,22 +347,26 @@ fn measure_path(
         let calls = (budget_ms / first.max(1e-3)).clamp(3.0, 50.0) as u32;
         Ok((time_calls(ctx, &attention, buffers, calls)?, calls))
     });
-    let back_to_back_ms = timed.as_ref().ok().and_then(|&(_, calls)| {
+    let back_to_back = |one_pass| {
+        let &(_, calls) = timed.as_ref().ok()?;
         let mut times = (0..3)
             .map(|_| {
-                time_back_to_back(ctx, &attention, buffers, calls)
+                time_back_to_back(ctx, &attention, buffers, calls, one_pass)
                     .ok()
                     .flatten()
             })
             .collect::<Option<Vec<f64>>>()?;
         times.sort_by(f64::total_cmp);
         Some(times[1])
-    });
+    };
+    let back_to_back_ms = back_to_back(false);
+    let back_to_back_one_pass_ms = back_to_back(true);
     PathTiming {
         ms: timed.map(|(ms, _)| ms).map_err(|e| e.to_string()),
         plan,
         extra_bytes,
         back_to_back_ms,
+        back_to_back_one_pass_ms,
     }
 }
 
@@ -441,6 +467,7 @@ fn measure_copies(
             plan: String::new(),
             extra_bytes: 0,
             back_to_back_ms: None,
+            back_to_back_one_pass_ms: None,
         }
     };
     let fused = measure_path(ctx, &desc, &options(second), &buffers, budget_ms);

@@ -245,6 +245,8 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
             "extra_bytes": t.extra_bytes,
             "back_to_back_ms": t.back_to_back_ms,
             "kv_gbps_back_to_back": r.kv_gbps_back_to_back(t),
+            "back_to_back_one_pass_ms": t.back_to_back_one_pass_ms,
+            "kv_gbps_back_to_back_one_pass": r.kv_gbps_back_to_back_one_pass(t),
         })
     };
     json!({
@@ -304,7 +306,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
     }
     println!(
-        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, unfs_KV_GBps, fuse_KV_GBps, fuse_b2b, b2b_KV_GBps, fused plan"
+        "  B,   qsl,   ksl, hdim, n_qh, n_kvh, tpose, dtype,   mask,   t_unfs,   t_fuse,    diff%, unfs_TFLOPs, fuse_TFLOPs, fuse_extra_MiB, unfs_extra_MiB, unfs_KV_GBps, fuse_KV_GBps, fuse_b2b, b2b_KV_GBps, b2b_1pass, b2b_1pass_GBps, fused plan"
     );
     let progress = ProgressBar::new(rows.len() as u64);
     progress.set_style(
@@ -328,7 +330,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
         let s = &row.shape;
         progress.suspend(|| {
             println!(
-                "{:3}, {:5}, {:6}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {:>12}, {:>12}, {:>8}, {:>11}, {}",
+                "{:3}, {:5}, {:6}, {:4}, {:4}, {:5}, {:5}, {:>5}, {:>6}, {:>8}, {:>8}, {:>8}, {:>11}, {:>11}, {:>14}, {:>14}, {:>12}, {:>12}, {:>8}, {:>11}, {:>9}, {:>14}, {}",
                 s.batch,
                 s.q_len,
                 s.kv_len,
@@ -349,6 +351,8 @@ pub fn main(args: &Args) -> Result<ExitCode> {
                 opt(row.kv_gbps(&row.fused), 1),
                 opt(row.fused.back_to_back_ms, 4),
                 opt(row.kv_gbps_back_to_back(&row.fused), 1),
+                opt(row.fused.back_to_back_one_pass_ms, 4),
+                opt(row.kv_gbps_back_to_back_one_pass(&row.fused), 1),
                 row.fused.ms.as_ref().err().map(|e| e.as_str()).unwrap_or(&row.fused.plan),
             )
         });
