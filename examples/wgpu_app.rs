@@ -4,8 +4,8 @@
 //!     cargo run --release --example wgpu_app
 //!
 //! The program fills q, k, v with its own compute shader, records attention after it in the same
-//! encoder, copies the result to its own staging buffer, submits once and checks a few rows
-//! against the f64 reference.
+//! compute pass (`Attention::encode_in_pass`), copies the result to its own staging buffer,
+//! submits once and checks a few rows against the f64 reference.
 
 use wgpu::util::DeviceExt;
 use wgpu_sdpa::{
@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mapped_at_creation: false,
     });
 
-    // One encoder: the app's fill kernel, then attention, then the app's copy.
+    // One encoder: the app's fill kernel and attention in one pass, then the app's copy.
     let fill = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("fill"),
         layout: None,
@@ -85,44 +85,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cache: None,
     });
     let seeds = [17u32, 4242, 99991];
+    let fills: Vec<(wgpu::BindGroup, u32)> = [&q, &k, &v]
+        .into_iter()
+        .zip(seeds)
+        .map(|(buffer, seed)| {
+            let seed = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("seed"),
+                contents: bytemuck::cast_slice(&[seed, 0, 0, 0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &fill.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: seed.as_entire_binding(),
+                    },
+                ],
+            });
+            (bind, (buffer.size() as u32 / 4).div_ceil(64))
+        })
+        .collect();
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("frame"),
     });
-    for (buffer, seed) in [&q, &k, &v].into_iter().zip(seeds) {
-        let seed = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("seed"),
-            contents: bytemuck::cast_slice(&[seed, 0, 0, 0]),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &fill.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: seed.as_entire_binding(),
-                },
-            ],
-        });
+    {
+        // One compute pass for the app's kernels and attention (`Attention::encode` would
+        // record a pass of its own; a pass costs each call a few microseconds on some drivers):
+        // wgpu makes attention wait for the fills that wrote its inputs.
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&fill);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((buffer.size() as u32 / 4).div_ceil(64), 1, 1);
+        for (bind, groups) in &fills {
+            pass.set_bind_group(0, bind, &[]);
+            pass.dispatch_workgroups(*groups, 1, 1);
+        }
+        attention.encode_in_pass(
+            &mut pass,
+            &AttentionBuffers {
+                q: &q,
+                k: &k,
+                v: &v,
+                out: &out,
+                mask: None,
+            },
+        )?;
     }
-    attention.encode(
-        &mut encoder,
-        &AttentionBuffers {
-            q: &q,
-            k: &k,
-            v: &v,
-            out: &out,
-            mask: None,
-        },
-    )?;
     encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, staging.size());
     queue.submit([encoder.finish()]);
 
