@@ -207,28 +207,7 @@ fn floor(ctx: &Context, pipeline: &wgpu::ComputePipeline, layout: Floor) -> f64 
     );
     ctx.queue()
         .write_buffer(&share, 0, bytemuck::cast_slice(&[1u32, 2048, 0, 0]));
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: k.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: v.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: sink.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: share.as_entire_binding(),
-            },
-        ],
-    });
+    let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
     let calls = 200u32;
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
         label: None,
@@ -376,28 +355,7 @@ fn time(
         0,
         bytemuck::cast_slice(&[words, per_group, mode as u32, 0]),
     );
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: k.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: v.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: sink.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: share.as_entire_binding(),
-            },
-        ],
-    });
+    let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
     let calls = 20u32;
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
         label: None,
@@ -427,4 +385,24 @@ fn time(
     ms.sort_by(f64::total_cmp);
     let m = ms[ms.len() / 2];
     (m, 2.0 * bytes as f64 / (m * 1e-3) / 1e9)
+}
+
+/// The shader's bind group: K, V, the sink and the share, bindings 0 to 3.
+fn bind_group(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    buffers: [&wgpu::Buffer; 4],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = (0u32..)
+        .zip(buffers)
+        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+            binding,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
 }
