@@ -19,6 +19,20 @@ fn sdpa() -> Command {
     c
 }
 
+/// Runs `sdpa` with `args` and asserts a usage error: exit status 2, every one of `needles` in
+/// its message.
+fn assert_usage_error(args: &[&str], needles: &[&str]) {
+    let out = sdpa().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: no {needle:?} in {stderr}"
+        );
+    }
+}
+
 fn values(rng: &mut StdRng, n: usize, hi: f64) -> Vec<f64> {
     (0..n).map(|_| rng.gen::<f64>() * hi).collect()
 }
@@ -446,15 +460,9 @@ fn check_and_info_run_on_this_adapter() {
 fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
     // Out of range: a typed error naming the flag, exit 2, before any adapter is asked for.
     for bad in ["0", "17"] {
-        let out = sdpa()
-            .args(["bench", "--decode", "--len", "256", "--kv-copies", bad])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(
-            stderr.contains("--kv-copies") && stderr.contains(bad) && stderr.contains("1 to 16"),
-            "{stderr}"
+        assert_usage_error(
+            &["bench", "--decode", "--len", "256", "--kv-copies", bad],
+            &["--kv-copies", bad, "1 to 16"],
         );
     }
     if common::ctx().is_none() {
@@ -502,19 +510,13 @@ fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
 fn bench_decode_takes_the_shape_flags_and_the_default_sweep_refuses_them() {
     // The default sweep has its own heads, batch, masks and layouts: a flag that would change
     // them is a typed error naming it (exit 2), before any adapter is asked for.
-    for (flag, value, shown) in [
-        ("--heads", Some("32,8"), "[32, 8]"),
-        ("--batch", Some("2"), "2"),
-        ("--mask", Some("causal"), "causal"),
-        ("--tpose", None, "true"),
+    for (args, shown) in [
+        (&["bench", "--heads", "32,8"][..], "[32, 8]"),
+        (&["bench", "--batch", "2"], "2"),
+        (&["bench", "--mask", "causal"], "causal"),
+        (&["bench", "--tpose"], "true"),
     ] {
-        let out = sdpa().args(["bench", flag]).args(value).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
-        assert!(
-            stderr.contains(flag) && stderr.contains(shown) && stderr.contains("default sweep"),
-            "{stderr}"
-        );
+        assert_usage_error(args, &[args[1], shown, "default sweep"]);
     }
     if common::ctx().is_none() {
         return;
