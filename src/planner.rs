@@ -341,7 +341,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         }
         if options
             .decode_merge_in_pass
-            .unwrap_or_else(|| vector::merges_in_pass_by_default(&tiles))
+            .unwrap_or_else(|| vector::merges_in_pass_by_default(desc, &tiles))
         {
             tiles = tiles.with_in_pass_merge(caps, desc);
         }

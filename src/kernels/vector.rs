@@ -664,20 +664,28 @@ fn orders_device_memory(caps: &Capabilities) -> bool {
 
 /// Whether the planner merges the splits in pass where [`merges_in_pass`] allows it, unless
 /// [`crate::PlanOptions::decode_merge_in_pass`] says: where the teams' outputs are in one part
-/// (d64 and d128; knob `decode_in_pass` 0 or 1 decides instead). On the H200 (BENCHMARKS.md,
+/// (d64 and d128), or in two (d256) against short caches (knob `decode_in_pass` 0 or 1 decides
+/// instead). On the H200 (BENCHMARKS.md,
 /// eighteenth session; f16 unless said), against the reduce pass at 4096 / 16384 / 65536 /
 /// 131072 keys: d128 with 32/8 heads +7.8 / +3.5 / +2.5 / +1.9% (run 48, the same at 8192);
 /// in run 47, before the groups of 4 splits, 32/32 heads +7.7 / +3.2 / +0.9 / +0.5%, 2 query
 /// rows +0.4 / +4.6 / +1.8 / +1.1%, d64 +9 / +4.6 / +3.5 / +2.6%, f32 d128 +7.6 / +1.3 / +0.3 /
 /// +0.4%; d256 (two parts) -0.8% at 16384 keys (run 48). The count and its fences cost ~0.2 us;
 /// the last split's merge of 33 splits (5 rounds of 6 loads a thread at d128) ~2.9 us (nineteenth
-/// session, run 50), against the reduce pass's ~4 with its dispatch.
-pub fn merges_in_pass_by_default(t: &VectorTiles) -> bool {
+/// session, run 50), against the reduce pass's ~4 with its dispatch. Teams' outputs in two parts
+/// (d256) merge in pass against up to [`IN_PASS_PARTS_MAX_KEYS`] keys: with the short caches'
+/// splits 12.1 / 13.3 / 17.0 / 24.3 us against 13.2 / 13.7 / 17.7 / 25.3 by the reduce pass at
+/// 256 / 1024 / 2048 / 4096 keys, 37.2 against 36.9 at 8192 (thirty-first session, run 136).
+pub fn merges_in_pass_by_default(desc: &AttentionDesc, t: &VectorTiles) -> bool {
     match crate::tune::knob("decode_in_pass") {
         Some(n) => n == 1,
-        None => t.output_parts == 1,
+        None => t.output_parts == 1 || desc.kv_len <= IN_PASS_PARTS_MAX_KEYS,
     }
 }
+
+/// The longest cache whose splits [`merges_in_pass_by_default`] merges in pass where the teams'
+/// outputs are in two parts (d256).
+pub const IN_PASS_PARTS_MAX_KEYS: u32 = 4096;
 
 /// Query groups a KV head's query vectors (its GQA group times `q_len`) make, `rows` a workgroup.
 fn groups_per_head(desc: &AttentionDesc, rows: u32) -> u32 {
@@ -1129,7 +1137,12 @@ mod tests {
         let d256 = AttentionDesc::new(1, 32, 8, 1, 1024, 256).with_dtype(crate::desc::DType::F16);
         let t = fit_tiles(&caps, &d256, None).unwrap();
         assert_eq!((t.team > 0, t.kv_splits), (true, 16), "{t:?}");
-        assert!(!merges_in_pass_by_default(&t), "{t:?}");
+        // (d256 merges in pass up to 4096 keys, by the reduce pass beyond.)
+        assert_eq!(t.output_parts, 2, "{t:?}");
+        assert!(merges_in_pass_by_default(&d256, &t), "{t:?}");
+        let long = AttentionDesc::new(1, 32, 8, 1, 8192, 256).with_dtype(crate::desc::DType::F16);
+        let t = fit_tiles(&caps, &long, None).unwrap();
+        assert!(!merges_in_pass_by_default(&long, &t), "{t:?}");
     }
 
     #[test]
