@@ -1126,7 +1126,7 @@ mod tests {
         let t = fit_tiles(&caps, &desc, None).unwrap();
         assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
         // The subgroup kernel splits so whichever pass merges the splits: without `@coherent`
-        // storage (the reduce pass), and at d256 (the reduce pass by default).
+        // storage (the reduce pass), and at d256 (its teams' outputs in two parts).
         let mut caps = Capabilities::nvidia_vulkan();
         caps.coherent_storage = false;
         let f16 = desc.with_dtype(crate::desc::DType::F16);
