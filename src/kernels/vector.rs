@@ -365,7 +365,10 @@ pub fn fit_tiles(
         .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits, false)?;
+    // The short caches' splits are the subgroup kernel's; knob `decode_short=2` takes them here
+    // too (to measure them).
+    let short_caches = knob("decode_short") == Some(2);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits, short_caches)?;
     let early_v =
         knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
     let vectorized = word_loads(desc);
