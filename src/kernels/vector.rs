@@ -268,9 +268,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) and `decode_short=0`
-/// (short caches split as the other kernels': splits of at least 256 keys, not a workgroup a
-/// compute unit of at least 64) for the subgroup kernel; `decode_min_split` sets the fewest
-/// keys a split takes (256) for all.
+/// (short caches split as the cooperative-matrix kernel's: splits of at least 256 keys, not a
+/// workgroup a compute unit of at least 64) for the subgroup and portable kernels;
+/// `decode_min_split` sets the fewest keys a split takes (256) for all.
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -365,9 +365,10 @@ pub fn fit_tiles(
         .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
-    // The short caches' splits are the subgroup kernel's; knob `decode_short=2` takes them here
-    // too (to measure them).
-    let short_caches = knob("decode_short") == Some(2);
+    // The short caches' splits, as the subgroup kernel's: on the H200 (BENCHMARKS.md,
+    // thirty-first session, run 139) d192 f16, which this kernel takes, ran 16.8 / 17.0 / 24.9 us
+    // at 256 / 1024 / 2048 keys against 27.2 / 30.4 / 33.4 with splits of at least 256 keys.
+    let short_caches = knob("decode_short") != Some(0);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits, short_caches)?;
     let early_v =
         knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
@@ -708,9 +709,10 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup kernel), where that leaves fewer splits than the target
-/// allows, the splits aim for half the target instead (one workgroup a compute unit of the
-/// H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the H200
+/// With `short_caches` (the subgroup and portable kernels), where that leaves fewer splits than
+/// the target allows, the splits aim for half the target instead (one workgroup a compute unit
+/// of the H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the
+/// H200
 /// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
 /// 2048 keys: 1 / 4 / 8 splits (256 keys or fewer) took 10.6 / 12.7 / 12.9, 4 / 16 / 16 took
 /// 10.3 / 11.0 / 11.8; 8 / 32 / 32 splits of 32-64 keys (the merge's rounds grow with them)
@@ -718,7 +720,8 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// 32 of 128 read within 2% either way). With the splits merged by the reduce pass (run 136, 4
 /// copies of K and V): d256 (its default) 13.2 / 13.7 / 17.7 us against 19.3 / 22.5 / 23.5 with
 /// the old splits; d128 11.2 / 11.8 / 12.8 against 10.4 / 14.0 / 14.1 (slower at 256 keys only).
-/// Metal (always the reduce pass) was not measured.
+/// The portable kernel (d192, run 139): 16.8 / 17.0 / 24.9 us at 256 / 1024 / 2048 keys against
+/// 27.2 / 30.4 / 33.4. Metal (always the reduce pass) was not measured.
 fn key_splits_for(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -1122,12 +1125,12 @@ mod tests {
             assert!(t.kv_splits * t.split_len >= kv, "{t:?}");
             assert!((t.kv_splits - 1) * t.split_len < kv, "{t:?}");
         }
-        // The portable kernel keeps splits of at least 256 keys.
+        // The portable kernel splits short caches so too (in whole tiles of 64 keys here).
         let desc = AttentionDesc::new(1, 32, 8, 1, 1024, 128);
         let mut caps = Capabilities::nvidia_vulkan();
         caps.subgroups = false;
         let t = fit_tiles(&caps, &desc, None).unwrap();
-        assert_eq!((t.team, t.kv_splits), (0, 4), "{t:?}");
+        assert_eq!((t.team, t.kv_splits), (0, 16), "{t:?}");
         // The subgroup kernel splits so whichever pass merges the splits: without `@coherent`
         // storage (the reduce pass), and at d256 (its teams' outputs in two parts).
         let mut caps = Capabilities::nvidia_vulkan();
