@@ -871,7 +871,10 @@ fn matrix_tiles(
     let shape = MatrixShape::new(desc);
     let (threads, keys) = (shape.threads, shape.keys);
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits, false)?;
+    // Splits of at least 256 keys; knob `decode_short=2` gives it the short caches' splits of
+    // the other decode kernels (to measure them).
+    let short_caches = crate::tune::knob("decode_short") == Some(2);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits, short_caches)?;
     Ok(VectorTiles {
         rows,
         block_k: keys,
