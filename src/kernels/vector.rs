@@ -267,10 +267,10 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]) and
 /// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
-/// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) and `decode_short=0`
-/// (short caches split as the cooperative-matrix kernel's: splits of at least 256 keys, not a
-/// workgroup a compute unit of at least 64) for the subgroup and portable kernels;
-/// `decode_min_split` sets the fewest keys a split takes (256) for all.
+/// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel;
+/// for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
+/// not a workgroup a compute unit of at least 64, see `key_splits_for`) and
+/// `decode_min_split` (the fewest keys a split takes, 256).
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -365,11 +365,7 @@ pub fn fit_tiles(
         .find(|&mv| mv == 1 || shape(rows, mv).1 <= budget)
         .unwrap_or(1);
     let (key_groups, bytes) = shape(rows, merge_vec4s);
-    // The short caches' splits, as the subgroup kernel's: on the H200 (BENCHMARKS.md,
-    // thirty-first session, run 139) d192 f16, which this kernel takes, ran 16.8 / 17.0 / 24.9 us
-    // at 256 / 1024 / 2048 keys against 27.2 / 30.4 / 33.4 with splits of at least 256 keys.
-    let short_caches = knob("decode_short") != Some(0);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits, short_caches)?;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, block_k, splits)?;
     let early_v =
         knob("decode_vearly").map_or(caps.device_type != wgpu::DeviceType::Cpu, |v| v == 1);
     let vectorized = word_loads(desc);
@@ -605,10 +601,7 @@ fn team_tiles(
     } else {
         keys
     };
-    // On the H200 the short caches' splits paid whichever pass merged them (BENCHMARKS.md,
-    // thirty-first session, run 136): see `key_splits_for`.
-    let short_caches = crate::tune::knob("decode_short") != Some(0);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits, short_caches)?;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
     let clamped_v = clamps_v_rows(whole_lines, split_len, block_k);
@@ -709,11 +702,10 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// splits of whole `block_k` keys: `splits` where forced (at most one a block), else as many as
 /// fit [`target_workgroups`] (at most) with splits of at least [`MIN_SPLIT_KEYS`] keys.
 ///
-/// With `short_caches` (the subgroup and portable kernels), where that leaves fewer splits than
-/// the target allows, the splits aim for half the target instead (one workgroup a compute unit
-/// of the H200), each of at least [`SHORT_SPLIT_KEYS`] keys, and never fewer than before. On the
-/// H200
-/// (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
+/// Where that leaves fewer splits than the target allows (short caches), the splits aim for
+/// half the target instead (one workgroup a compute unit of the H200), each of at least
+/// [`SHORT_SPLIT_KEYS`] keys, and never fewer than before (knob `decode_short=0`: not). On the
+/// H200 (BENCHMARKS.md, thirtieth session, run 134; 32/8 heads, d128, f16, us a call) at 256 / 1024 /
 /// 2048 keys: 1 / 4 / 8 splits (256 keys or fewer) took 10.6 / 12.7 / 12.9, 4 / 16 / 16 took
 /// 10.3 / 11.0 / 11.8; 8 / 32 / 32 splits of 32-64 keys (the merge's rounds grow with them)
 /// 10.1 / 12.3 / 12.9. From 4096 keys the splits are as before (16 of 256 keys at 4096, where
@@ -721,15 +713,17 @@ pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
 /// copies of K and V): d256 (its default) 13.2 / 13.7 / 17.7 us against 19.3 / 22.5 / 23.5 with
 /// the old splits; d128 11.2 / 11.8 / 12.8 against 10.4 / 14.0 / 14.1 (slower at 256 keys only).
 /// The portable kernel (d192, run 139): 16.8 / 17.0 / 24.9 us at 256 / 1024 / 2048 keys against
-/// 27.2 / 30.4 / 33.4. Metal (always the reduce pass) was not measured.
+/// 27.2 / 30.4 / 33.4. The cooperative-matrix kernel (8 query vectors a KV head, d128; run
+/// 140): 11.7 / 12.9 / 14.1 us at 256 / 1024 / 2048 keys against 12.0 / 15.2 / 15.5. All three
+/// the same from 4096 keys. Metal (always the reduce pass) was not measured.
 fn key_splits_for(
     caps: &Capabilities,
     desc: &AttentionDesc,
     rows: u32,
     block_k: u32,
     splits: Option<u32>,
-    short_caches: bool,
 ) -> Result<(u32, u32)> {
+    let short_caches = crate::tune::knob("decode_short") != Some(0);
     let base = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
     let min_keys = crate::tune::knob("decode_min_split").map_or(MIN_SPLIT_KEYS, |n| n.max(1));
     let max_splits = desc.kv_len.div_ceil(min_keys);
@@ -871,10 +865,7 @@ fn matrix_tiles(
     let shape = MatrixShape::new(desc);
     let (threads, keys) = (shape.threads, shape.keys);
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    // Splits of at least 256 keys; knob `decode_short=2` gives it the short caches' splits of
-    // the other decode kernels (to measure them).
-    let short_caches = crate::tune::knob("decode_short") == Some(2);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits, short_caches)?;
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits)?;
     Ok(VectorTiles {
         rows,
         block_k: keys,
@@ -1152,6 +1143,10 @@ mod tests {
         let long = AttentionDesc::new(1, 32, 8, 1, 8192, 256).with_dtype(crate::desc::DType::F16);
         let t = fit_tiles(&caps, &long, None).unwrap();
         assert!(!merges_in_pass_by_default(&long, &t), "{t:?}");
+        // And the cooperative-matrix kernel (8 query vectors a KV head).
+        let eight = AttentionDesc::new(1, 64, 8, 1, 1024, 128).with_dtype(crate::desc::DType::F16);
+        let t = fit_tiles(&caps, &eight, None).unwrap();
+        assert_eq!((t.matrix, t.kv_splits), (true, 16), "{t:?}");
     }
 
     #[test]
