@@ -33,6 +33,25 @@ fn assert_usage_error(args: &[&str], needles: &[&str]) {
     }
 }
 
+/// Runs `sdpa bench` with `args` and `--json` into a scratch file, asserts it succeeded, and
+/// returns its stdout, the parsed JSON and the JSON's text.
+fn bench_json(args: &[&str]) -> (String, serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let out = sdpa()
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{args:?}: {stdout}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    let v = serde_json::from_str(&text).unwrap();
+    (stdout, v, text)
+}
+
 fn values(rng: &mut StdRng, n: usize, hi: f64) -> Vec<f64> {
     (0..n).map(|_| rng.gen::<f64>() * hi).collect()
 }
@@ -468,30 +487,20 @@ fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
     if common::ctx().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("bench.json");
-    let out = sdpa()
-        .args([
-            "bench",
-            "--decode",
-            "--len",
-            "256",
-            "--fused-only",
-            "--budget-ms",
-            "5",
-        ])
-        .args(["--kv-copies", "3", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    let (stdout, v, text) = bench_json(&[
+        "--decode",
+        "--len",
+        "256",
+        "--fused-only",
+        "--budget-ms",
+        "5",
+        "--kv-copies",
+        "3",
+    ]);
     assert!(
         stdout.contains("take 3 copies of K and V in turn"),
         "{stdout}"
     );
-    let text = std::fs::read_to_string(&json).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["kv_copies"], 3, "{text}");
     let row = &v["rows"][0];
     assert_eq!(row["ksl"], 256, "{text}");
@@ -522,29 +531,22 @@ fn bench_decode_takes_the_shape_flags_and_the_default_sweep_refuses_them() {
         return;
     }
     // With --decode the head dim, heads, batch and mask given are the rows'.
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("bench.json");
-    let out = sdpa()
-        .args([
-            "bench", "--decode", "--len", "40", "--hdim", "64,96", "--heads", "8,2",
-        ])
-        .args([
-            "--batch",
-            "2",
-            "--mask",
-            "causal",
-            "--fused-only",
-            "--budget-ms",
-            "5",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    let text = std::fs::read_to_string(&json).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (_, v, text) = bench_json(&[
+        "--decode",
+        "--len",
+        "40",
+        "--hdim",
+        "64,96",
+        "--heads",
+        "8,2",
+        "--batch",
+        "2",
+        "--mask",
+        "causal",
+        "--fused-only",
+        "--budget-ms",
+        "5",
+    ]);
     let rows = v["rows"].as_array().unwrap();
     let dims: Vec<_> = rows.iter().map(|r| r["hdim"].as_u64().unwrap()).collect();
     assert_eq!(dims, [64, 96], "{text}");
