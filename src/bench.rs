@@ -89,6 +89,19 @@ pub struct PathTiming {
     pub back_to_back_one_pass_ms: Option<f64>,
 }
 
+impl PathTiming {
+    /// A path that did not run, and why.
+    fn not_run(why: String) -> Self {
+        PathTiming {
+            ms: Err(why),
+            plan: String::new(),
+            extra_bytes: 0,
+            back_to_back_ms: None,
+            back_to_back_one_pass_ms: None,
+        }
+    }
+}
+
 /// A measured row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchRow {
@@ -331,15 +344,7 @@ fn measure_path(
 ) -> PathTiming {
     let attention = match Attention::with_options(ctx, desc, options) {
         Ok(a) => a,
-        Err(e) => {
-            return PathTiming {
-                ms: Err(e.to_string()),
-                plan: String::new(),
-                extra_bytes: 0,
-                back_to_back_ms: None,
-                back_to_back_one_pass_ms: None,
-            }
-        }
+        Err(e) => return PathTiming::not_run(e.to_string()),
     };
     let plan = attention.plan().to_string();
     let extra_bytes = attention.plan().scratch_bytes();
@@ -462,13 +467,7 @@ fn measure_copies(
     let unfused = if with_unfused {
         measure_path(ctx, &desc, &options(Path::Unfused), &buffers, budget_ms)
     } else {
-        PathTiming {
-            ms: Err("skipped".into()),
-            plan: String::new(),
-            extra_bytes: 0,
-            back_to_back_ms: None,
-            back_to_back_one_pass_ms: None,
-        }
+        PathTiming::not_run("skipped".into())
     };
     let fused = measure_path(ctx, &desc, &options(second), &buffers, budget_ms);
     BenchRow {
