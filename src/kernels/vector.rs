@@ -90,8 +90,7 @@ pub fn short_query_long_cache(desc: &AttentionDesc) -> bool {
 /// The fewest keys worth a split of their own (knob `decode_min_split` overrides it).
 const MIN_SPLIT_KEYS: u32 = 256;
 
-/// The fewest keys a split of the subgroup kernel takes where the caches are short (see
-/// [`key_splits_for`]).
+/// The fewest keys a decode split takes where the caches are short (see [`key_splits_for`]).
 const SHORT_SPLIT_KEYS: u32 = 64;
 
 /// Tiles and splits of the decode kernel.
@@ -649,14 +648,9 @@ pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles
     t.team > 0
         && t.kv_splits > 1
         && 2 * t.team * t.output_parts <= desc.v_head_dim
-        && orders_device_memory(caps)
+        && caps.backend == wgpu::Backend::Vulkan
+        && caps.coherent_storage
         && t.workgroup_bytes + MERGE_FLAG_BYTES <= caps.max_workgroup_storage_bytes
-}
-
-/// Whether the adapter's fences let one workgroup read what others stored in the same dispatch,
-/// as the in-pass merge needs: Vulkan with `@coherent` storage (see [`merges_in_pass`]).
-fn orders_device_memory(caps: &Capabilities) -> bool {
-    caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage
 }
 
 /// Whether the planner merges the splits in pass where [`merges_in_pass`] allows it, unless
