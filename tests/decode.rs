@@ -558,12 +558,14 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let scattered = std::cell::Cell::new(0);
     let whole_lines = std::cell::Cell::new(0);
     let clamped_v = std::cell::Cell::new(0);
+    let ahead = std::cell::Cell::new(0);
     let half_queries = std::cell::Cell::new(0);
     let merged = std::cell::Cell::new(0);
     assert_cases_on(ctx, &cases, 2000, |k| {
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
         whole_lines.set(whole_lines.get() + matches!(k, Kernel::Vector(t) if t.whole_lines) as u32);
         clamped_v.set(clamped_v.get() + matches!(k, Kernel::Vector(t) if t.clamped_v) as u32);
+        ahead.set(ahead.get() + matches!(k, Kernel::Vector(t) if t.k_ahead) as u32);
         half_queries
             .set(half_queries.get() + matches!(k, Kernel::Vector(t) if t.half_queries) as u32);
         merged.set(merged.get() + matches!(k, Kernel::Vector(t) if t.merged) as u32);
@@ -590,8 +592,13 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             clamped_v.get() > 0,
             "no case clamped V's rows past its split"
         );
+        // And the loads a block ahead (f16 d128/128, splits of more than 8 strides).
+        assert!(ahead.get() > 0, "no case loaded a block ahead");
     } else {
-        println!("SKIPPED: K's rows in whole lines and V's clamped (f16, d128, 32-lane subgroups)");
+        println!(
+            "SKIPPED: K's rows in whole lines, V's clamped and the loads a block ahead (f16, \
+             d128, 32-lane subgroups)"
+        );
     }
     if in_pass_merge_available(caps) {
         assert!(
@@ -603,13 +610,14 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
-         scattered scores ({} reading K in whole lines, {} of them clamping V), {} staging the \
-         queries as f16, {} with the splits merged in the split pass",
+         scattered scores ({} reading K in whole lines, {} of them clamping V), {} loading a \
+         block ahead, {} staging the queries as f16, {} with the splits merged in the split pass",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
         whole_lines.get(),
         clamped_v.get(),
+        ahead.get(),
         half_queries.get(),
         merged.get()
     );

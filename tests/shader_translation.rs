@@ -45,6 +45,8 @@ fn shapes() -> Vec<AttentionDesc> {
         }
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
+        // A long cache for one query row (the subgroup kernel's loads a block ahead at d128).
+        out.push(AttentionDesc::new(1, 32, 8, 1, 131072, 128).with_dtype(dtype));
         // A short cache at d128 with V of 64 (8-lane subgroups take d128 only so): the subgroup
         // kernel's f16 queries where its teams hold at most 64 output columns.
         out.push(
@@ -304,6 +306,15 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                             && l.contains(" KL=1")
                             && l.contains(vc)),
                         "{profile}: no whole-lines subgroup decode variant with{vc} planned"
+                    );
+                }
+                // With each block's loads a block ahead (long splits at d128) and without.
+                for pf in [" PF=0", " PF=1"] {
+                    assert!(
+                        variants
+                            .keys()
+                            .any(|l| l.starts_with("vector_subgroup") && l.contains(pf)),
+                        "{profile}: no subgroup decode variant with{pf} planned"
                     );
                 }
             }

@@ -38,7 +38,10 @@
 // loads staged in workgroup memory through this block's work 7-10%: twenty-fifth). There the
 // driver issues the V loads once K's have arrived, and that was faster than V's issued with K's or
 // after the scores (twenty-third session); anywhere else in the loop, or the first block's before
-// the queries' barrier, was slower still (twenty-fourth). With VC (the host's choice for short
+// the queries' barrier, was slower still (twenty-fourth). With PF (f16, the host's choice at
+// d128 for splits of more than 8 strides) each block's loads are asked for a block ahead
+// (`stream_blocks_ahead`): 128 registers, two workgroups an SM still, and 3-8% faster from 32768
+// keys there (thirty-second session; slower for short splits, d64, d256 and f32). With VC (the host's choice for short
 // splits with KL) V's rows past `key_end` are read as the last key's (their P is 0) rather than as
 // zeros under a predicate: the same loads, compiled to faster code there. With QH (f16, the host's
 // choice at d128 for splits of at most 4 strides) the queries are staged as f16, not f32: half
@@ -70,6 +73,7 @@ override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loa
 override KL: u32 = 0u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
 override VC: u32 = 0u;          // 1: V rows past `key_end` read the last key's (P is 0 there)
 override QH: u32 = 0u;          // 1 (f16, the host's choice): the queries staged as f16 (`qh_s`)
+override PF: u32 = 0u;          // 1 (the host's choice): each block's loads asked for a block ahead
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -470,10 +474,36 @@ fn block_pv(acc: Acc, vx: VBlock, ln: LaneKeys) -> Acc {
 fn stream_blocks(acc0: Acc, first: u32, stride: u32, k_head: u32, v_head: u32, u: u32, c: u32,
                  ln: LaneKeys) -> Acc {
     var acc = acc0;
+    if (PF == 1u) {
+        return stream_blocks_ahead(acc, first, stride, k_head, v_head, u, c, ln);
+    }
     for (var kb = first; kb < ln.key_end; kb += stride) {
         let kx = load_k(k_head, kb, ln.key_end, ln.jk, u);
         let vx = load_v(v_head, kb, ln.key_end, c, ln.kh);
         acc = block_pv(block_scores(acc, kx, kb, ln), vx, ln);
+    }
+    return acc;
+}
+
+// `stream_blocks` with PF: each block's K and V loads asked for a block ahead, before the work
+// of the block before; the loads past the team's last block read the last key's rows (K; V with
+// VC) or nothing (V under its predicate), and none is asked for where the team has no block
+// (`key_end` may be 0). 128 registers on the H200 where `stream_blocks` took 126: still two
+// workgroups an SM (BENCHMARKS.md, thirty-second session).
+fn stream_blocks_ahead(acc0: Acc, first: u32, stride: u32, k_head: u32, v_head: u32, u: u32,
+                       c: u32, ln: LaneKeys) -> Acc {
+    var acc = acc0;
+    if (first >= ln.key_end) {
+        return acc;
+    }
+    var kx = load_k(k_head, first, ln.key_end, ln.jk, u);
+    var vx = load_v(v_head, first, ln.key_end, c, ln.kh);
+    for (var kb = first; kb < ln.key_end; kb += stride) {
+        let kn = load_k(k_head, kb + stride, ln.key_end, ln.jk, u);
+        let vn = load_v(v_head, kb + stride, ln.key_end, c, ln.kh);
+        acc = block_pv(block_scores(acc, kx, kb, ln), vx, ln);
+        kx = kn;
+        vx = vn;
     }
     return acc;
 }

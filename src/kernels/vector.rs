@@ -126,10 +126,12 @@ pub struct VectorTiles {
     /// in one 16-row fragment block; `lanes_per_key`, `key_groups`, `merge_vec4s` and `early_v`
     /// do not apply.
     pub matrix: bool,
-    /// The next tile's K chunks loaded a tile ahead (`PF` of `wgsl/vector.wgsl`): f16 K in
-    /// 16-byte words on GPUs, head dims 128/128, at most 4 query vectors a workgroup (H200,
-    /// BENCHMARKS.md twelfth session: 3-5% faster from 32768 keys, the same at 16384; d64 and
-    /// more query vectors a workgroup were not faster, or took more registers).
+    /// Loads a tile ahead. The portable kernel (`PF` of `wgsl/vector.wgsl`) loads the next
+    /// tile's K chunks during this one: f16 K in 16-byte words on GPUs, head dims 128/128, at
+    /// most 4 query vectors a workgroup (H200, BENCHMARKS.md twelfth session: 3-5% faster from
+    /// 32768 keys, the same at 16384; d64 and more query vectors a workgroup were not faster, or
+    /// took more registers). The subgroup kernel (`PF` of `wgsl/vector_subgroup.wgsl`) asks for
+    /// each block's K and V loads a block ahead: see [`loads_ahead`].
     pub k_ahead: bool,
     /// Lanes per team of the subgroup kernel (`wgsl/vector_subgroup.wgsl`: each subgroup takes
     /// its own blocks of keys, no barrier in the loop), the adapter's fixed subgroup size; 0 for
@@ -263,8 +265,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// outputs merged in one part or two halves of the columns, see `team_output_parts`),
 /// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`]),
 /// `decode_vc` (0 or 1: V's rows past a split's end clamped, see [`clamps_v_rows`]),
-/// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]) and
-/// `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]), `decode_sg_pf`
+/// (0 or 1: each block's loads a block ahead, see [`loads_ahead`]) and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel;
 /// for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
@@ -577,6 +579,33 @@ pub fn stages_half_queries(desc: &AttentionDesc, split_len: u32, block_k: u32) -
     }
 }
 
+/// Workgroup strides of keys a split takes at least (more than) where [`loads_ahead`] asks for
+/// each block's loads a block ahead.
+const AHEAD_STRIDES: u32 = 8;
+
+/// Whether the subgroup kernel with splits of `split_len` keys and workgroup strides of
+/// `block_k` asks for each block's K and V loads a block ahead, before the work of the block
+/// before (`PF` in `wgsl/vector_subgroup.wgsl`): for f16 at head dims 128/128 where a split is
+/// more than `AHEAD_STRIDES` (8) strides. On the H200 (BENCHMARKS.md, thirty-second session,
+/// runs 141-143; 4 copies of K and V, calls in one pass) 128 registers against 126, two
+/// workgroups an SM still: 32/8 heads 2.7 / 3.9 / 4.4% faster at 32768 / 65536 / 131072 keys
+/// (splits of 1000-3976 keys), 64/8 heads 2.5-7.7% from 16384 keys, 32/32 heads 1.2-2.3% from
+/// 16384; slower for shorter splits (32/8 heads at 1024-2048 keys 4-6%, and by the per-call
+/// clock 5% at 8192-16384: the loads past a team's last block wait at its end), at d64 (10-20%)
+/// and d256 (up to 5%), and for f32 (3-17%). Knob `decode_sg_pf` (0 or 1): never, or wherever
+/// the subgroup kernel runs.
+pub fn loads_ahead(desc: &AttentionDesc, split_len: u32, block_k: u32) -> bool {
+    match crate::tune::knob("decode_sg_pf") {
+        Some(n) => n == 1,
+        None => {
+            desc.dtype.size_bytes() == 2
+                && desc.head_dim == 128
+                && desc.v_head_dim == 128
+                && split_len > AHEAD_STRIDES * block_k
+        }
+    }
+}
+
 /// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
 fn team_tiles(
     caps: &Capabilities,
@@ -619,7 +648,7 @@ fn team_tiles(
         early_v: false,
         vectorized: word_loads(desc),
         matrix: false,
-        k_ahead: false,
+        k_ahead: loads_ahead(desc, split_len, block_k),
         team,
         scattered,
         whole_lines,
@@ -1031,6 +1060,7 @@ pub fn plan(
             ("KL", t.whole_lines as u32),
             ("VC", t.clamped_v as u32),
             ("QH", t.half_queries as u32),
+            ("PF", t.k_ahead as u32),
         ];
         if !t.merged {
             variant(KernelEntry::VectorSubgroup, constants)
@@ -1468,6 +1498,37 @@ mod tests {
             );
         }
         assert!(!t(8, 128, 100, DType::F32).half_queries);
+    }
+
+    #[test]
+    fn loads_a_block_ahead_at_d128_for_f16_splits_of_more_than_8_strides() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let t = |hq, hkv, dim, kv, dtype| {
+            let desc = AttentionDesc::new(1, hq, hkv, 1, kv, dim).with_dtype(dtype);
+            fit_tiles(&nvidia, &desc, None).unwrap()
+        };
+        // 32/8 heads at d128 f16: 33 splits of 504 keys at 16384 (7.9 strides of 64 keys),
+        // about 1000 at 32768.
+        for kv in [1, 1000, 4096, 8192, 16384, 32768, 65536, 131072] {
+            let g = t(32, 8, 128, kv, DType::F16);
+            assert_eq!(g.team, 32, "{kv}: {g:?}");
+            assert_eq!(g.k_ahead, g.split_len > 8 * g.block_k, "{kv}: {g:?}");
+            assert_eq!(g.k_ahead, kv >= 32768, "{kv}: {g:?}");
+        }
+        // 64/8 and 32/32 heads take it from 16384 keys (fewer splits a query group).
+        for (hq, hkv) in [(64, 8), (32, 32)] {
+            assert!(t(hq, hkv, 128, 16384, DType::F16).k_ahead, "{hq}/{hkv}");
+            assert!(!t(hq, hkv, 128, 4096, DType::F16).k_ahead, "{hq}/{hkv}");
+        }
+        // Never other head dims, nor f32, however long the splits.
+        for (dim, dtype) in [(64, DType::F16), (256, DType::F16), (128, DType::F32)] {
+            let g = t(32, 8, dim, 131072, dtype);
+            assert!(
+                !g.k_ahead && g.split_len > 8 * g.block_k,
+                "d{dim} {dtype:?}: {g:?}"
+            );
+        }
     }
 
     #[test]
