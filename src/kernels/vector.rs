@@ -1516,10 +1516,11 @@ mod tests {
             assert_eq!(g.k_ahead, g.split_len > 8 * g.block_k, "{kv}: {g:?}");
             assert_eq!(g.k_ahead, kv >= 32768, "{kv}: {g:?}");
         }
-        // 64/8 and 32/32 heads take it from 16384 keys (fewer splits a query group).
-        for (hq, hkv) in [(64, 8), (32, 32)] {
-            assert!(t(hq, hkv, 128, 16384, DType::F16).k_ahead, "{hq}/{hkv}");
-            assert!(!t(hq, hkv, 128, 4096, DType::F16).k_ahead, "{hq}/{hkv}");
+        // 64/8 heads take it from 16384 keys, 32/32 from 8192 (fewer splits a query group: 16
+        // and 8).
+        for (hq, hkv, from) in [(64, 8, 16384), (32, 32, 8192)] {
+            assert!(t(hq, hkv, 128, from, DType::F16).k_ahead, "{hq}/{hkv}");
+            assert!(!t(hq, hkv, 128, from / 2, DType::F16).k_ahead, "{hq}/{hkv}");
         }
         // Never other head dims, nor f32, however long the splits.
         for (dim, dtype) in [(64, DType::F16), (256, DType::F16), (128, DType::F32)] {
