@@ -20,9 +20,12 @@ fn sdpa() -> Command {
 }
 
 /// Runs `sdpa` with `args` and asserts a usage error: exit status 2, every one of `needles` in
-/// its message.
+/// its message. `WGPU_ADAPTER_NAME` names no adapter: the error is the flag's only if the flags
+/// are checked before an adapter is asked for.
 fn assert_usage_error(args: &[&str], needles: &[&str]) {
-    let out = sdpa().args(args).output().unwrap();
+    let mut command = sdpa();
+    command.env("WGPU_ADAPTER_NAME", "no adapter has this name");
+    let out = command.args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     for needle in needles {
@@ -513,6 +516,36 @@ fn bench_takes_kv_copies_in_turn_and_rejects_a_count_out_of_range() {
             .starts_with("vector"),
         "{text}"
     );
+}
+
+#[test]
+fn bench_refuses_flags_that_do_not_parse_before_the_adapter() {
+    // Each a typed error naming the flag and the value (exit 2), checked before any adapter is
+    // asked for.
+    for (args, needles) in [
+        (
+            &["bench", "--len", "64", "--blocks", "32"][..],
+            &["--blocks", "32", "32x64"][..],
+        ),
+        (
+            &["bench", "--dtype", "bf16"],
+            &["--dtype", "bf16", "f16 or f32"],
+        ),
+        (
+            &["bench", "--len", "64", "--heads", "32,8,2"],
+            &["--heads", "[32, 8, 2]", "two numbers"],
+        ),
+        (
+            &["bench", "--len", "64", "--mask", "sliding"],
+            &["--mask", "sliding", "none or causal"],
+        ),
+        (
+            &["bench", "--decode", "--kv-len", "4096"],
+            &["--kv-len", "[4096]", "--len gives the key lengths"],
+        ),
+    ] {
+        assert_usage_error(args, needles);
+    }
 }
 
 #[test]

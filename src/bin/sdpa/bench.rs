@@ -80,138 +80,184 @@ fn parse_dtype(s: &str) -> Result<DType> {
         .map_err(|_| Error::invalid("--dtype", s, "must be f16 or f32"))
 }
 
-fn shapes(args: &Args, cpu_adapter: bool) -> Result<Vec<BenchShape>> {
-    if args.decode && !args.kv_len.is_empty() {
-        return Err(Error::invalid(
-            "--kv-len",
-            format!("{:?}", args.kv_len),
-            "is for query lengths above 8: with --decode, --len gives the key lengths",
-        ));
-    }
-    let dtypes = args
-        .dtype
-        .iter()
-        .map(|s| parse_dtype(s))
-        .collect::<Result<Vec<_>>>()?;
-    if !args.decode && args.hdim.is_empty() && args.len.is_empty() && args.kv_len.is_empty() {
-        // The default sweep has its own heads, batch, masks and layouts: an option that would
-        // change them is refused rather than ignored.
-        for (flag, value) in [
-            (
-                "--heads",
-                (!args.heads.is_empty()).then(|| format!("{:?}", args.heads)),
-            ),
-            ("--batch", args.batch.map(|b| b.to_string())),
-            (
-                "--mask",
-                (!args.mask.is_empty()).then(|| args.mask.join(",")),
-            ),
-            ("--tpose", args.tpose.then(|| "true".to_string())),
-        ] {
-            if let Some(value) = value {
-                return Err(Error::invalid(
-                    flag,
-                    value,
-                    "applies with --len, --hdim or --decode, not to the default sweep",
-                ));
-            }
-        }
-        let mut rows = default_sweep(cpu_adapter);
-        if !dtypes.is_empty() {
-            rows.retain(|r| dtypes.contains(&r.dtype));
-        }
-        return Ok(rows);
-    }
-    let heads = match args.heads.as_slice() {
-        [] if args.decode => [32, 8],
-        [] => [32, 32],
-        &[q, kv] => [q, kv],
-        _ => {
+/// The bench's shapes as its flags give them, checked before the adapter is asked for. The rows
+/// follow from them and the adapter ([`Sweep::rows`]: a CPU adapter's default and decode sweeps
+/// are shorter).
+enum Sweep {
+    /// The default sweep, kept to these dtypes (all of them where empty).
+    Default { dtypes: Vec<DType> },
+    /// Rows from the flags.
+    Given(Given),
+}
+
+/// The shapes `--len`, `--hdim` or `--decode` ask for.
+struct Given {
+    dtypes: Vec<DType>,
+    causals: Vec<bool>,
+    head_dims: Vec<u32>,
+    q_lens: Vec<u32>,
+    /// Key lengths: `None` the adapter's decode sweep's; empty, each query length's own.
+    kv_lens: Option<Vec<u32>>,
+    heads: [u32; 2],
+    batch: u32,
+    transposed: bool,
+}
+
+impl Sweep {
+    /// The flags' shapes, or a typed error naming the flag (`--kv-len` with `--decode`, a
+    /// dtype, heads or mask that does not parse, a shape flag the default sweep would ignore).
+    fn parse(args: &Args) -> Result<Sweep> {
+        if args.decode && !args.kv_len.is_empty() {
             return Err(Error::invalid(
-                "--heads",
-                format!("{:?}", args.heads),
-                "must be two numbers, e.g. 32,8",
-            ))
+                "--kv-len",
+                format!("{:?}", args.kv_len),
+                "is for query lengths above 8: with --decode, --len gives the key lengths",
+            ));
         }
-    };
-    let causals = if args.mask.is_empty() {
-        vec![false]
-    } else {
-        args.mask
+        let dtypes = args
+            .dtype
             .iter()
-            .map(|m| match m.as_str() {
-                "none" => Ok(false),
-                "causal" => Ok(true),
-                other => Err(Error::invalid("--mask", other, "must be none or causal")),
-            })
-            .collect::<Result<Vec<_>>>()?
-    };
-    // The decode sweep's rows, or a length and head dim of the seed's, where not given.
-    let decode = decode_sweep(cpu_adapter);
-    let (q_lens, kv_lens, hdims, default_dtypes) = if args.decode {
-        let kv_lens = if args.len.is_empty() {
-            decode.iter().map(|r| r.kv_len).collect()
-        } else {
-            args.len.clone()
+            .map(|s| parse_dtype(s))
+            .collect::<Result<Vec<_>>>()?;
+        if !args.decode && args.hdim.is_empty() && args.len.is_empty() && args.kv_len.is_empty() {
+            // The default sweep has its own heads, batch, masks and layouts: an option that
+            // would change them is refused rather than ignored.
+            for (flag, value) in [
+                (
+                    "--heads",
+                    (!args.heads.is_empty()).then(|| format!("{:?}", args.heads)),
+                ),
+                ("--batch", args.batch.map(|b| b.to_string())),
+                (
+                    "--mask",
+                    (!args.mask.is_empty()).then(|| args.mask.join(",")),
+                ),
+                ("--tpose", args.tpose.then(|| "true".to_string())),
+            ] {
+                if let Some(value) = value {
+                    return Err(Error::invalid(
+                        flag,
+                        value,
+                        "applies with --len, --hdim or --decode, not to the default sweep",
+                    ));
+                }
+            }
+            return Ok(Sweep::Default { dtypes });
+        }
+        let heads = match args.heads.as_slice() {
+            [] if args.decode => [32, 8],
+            [] => [32, 32],
+            &[q, kv] => [q, kv],
+            _ => {
+                return Err(Error::invalid(
+                    "--heads",
+                    format!("{:?}", args.heads),
+                    "must be two numbers, e.g. 32,8",
+                ))
+            }
         };
-        (
-            vec![1],
+        let causals = if args.mask.is_empty() {
+            vec![false]
+        } else {
+            args.mask
+                .iter()
+                .map(|m| match m.as_str() {
+                    "none" => Ok(false),
+                    "causal" => Ok(true),
+                    other => Err(Error::invalid("--mask", other, "must be none or causal")),
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        // The decode sweep's head dim and dtype, or a length and head dim of the seed's, where
+        // not given (the decode sweep's key lengths depend on the adapter).
+        let decode = &decode_sweep(false)[0];
+        let (q_lens, kv_lens, head_dims, default_dtypes) = if args.decode {
+            let kv_lens = (!args.len.is_empty()).then(|| args.len.clone());
+            (vec![1], kv_lens, vec![decode.head_dim], vec![decode.dtype])
+        } else {
+            let lens = if args.len.is_empty() {
+                vec![1024]
+            } else {
+                args.len.clone()
+            };
+            (
+                lens,
+                Some(args.kv_len.clone()),
+                vec![64],
+                vec![DType::F16, DType::F32],
+            )
+        };
+        Ok(Sweep::Given(Given {
+            dtypes: if dtypes.is_empty() {
+                default_dtypes
+            } else {
+                dtypes
+            },
+            causals,
+            head_dims: if args.hdim.is_empty() {
+                head_dims
+            } else {
+                args.hdim.clone()
+            },
+            q_lens,
             kv_lens,
-            vec![decode[0].head_dim],
-            vec![decode[0].dtype],
-        )
-    } else {
-        let lens = if args.len.is_empty() {
-            vec![1024]
-        } else {
-            args.len.clone()
+            heads,
+            batch: args.batch.unwrap_or(1),
+            transposed: args.tpose,
+        }))
+    }
+
+    /// The rows on an adapter (`cpu_adapter`: the default and decode sweeps' shorter forms).
+    fn rows(&self, cpu_adapter: bool) -> Vec<BenchShape> {
+        let g = match self {
+            Sweep::Default { dtypes } => {
+                let mut rows = default_sweep(cpu_adapter);
+                if !dtypes.is_empty() {
+                    rows.retain(|r| dtypes.contains(&r.dtype));
+                }
+                return rows;
+            }
+            Sweep::Given(g) => g,
         };
-        (
-            lens,
-            args.kv_len.clone(),
-            vec![64],
-            vec![DType::F16, DType::F32],
-        )
-    };
-    let hdims = if args.hdim.is_empty() {
-        hdims
-    } else {
-        args.hdim.clone()
-    };
-    let dtypes = if dtypes.is_empty() {
-        default_dtypes
-    } else {
-        dtypes
-    };
-    let mut rows = Vec::new();
-    for &dtype in &dtypes {
-        for &causal in &causals {
-            for &head_dim in &hdims {
-                for &q_len in &q_lens {
-                    // Without --kv-len each query length is its own key length.
-                    let kv_lens = if kv_lens.is_empty() {
-                        vec![q_len]
-                    } else {
-                        kv_lens.clone()
-                    };
-                    for kv_len in kv_lens {
-                        rows.push(BenchShape {
-                            batch: args.batch.unwrap_or(1),
-                            q_len,
-                            kv_len,
-                            head_dim,
-                            q_heads: heads[0],
-                            kv_heads: heads[1],
-                            transposed: args.tpose,
-                            dtype,
-                            causal,
-                        });
+        let decode_kv_lens: Vec<u32>;
+        let kv_lens = match &g.kv_lens {
+            Some(lens) => lens,
+            None => {
+                decode_kv_lens = decode_sweep(cpu_adapter).iter().map(|r| r.kv_len).collect();
+                &decode_kv_lens
+            }
+        };
+        let mut rows = Vec::new();
+        for &dtype in &g.dtypes {
+            for &causal in &g.causals {
+                for &head_dim in &g.head_dims {
+                    for &q_len in &g.q_lens {
+                        // Without --kv-len each query length is its own key length.
+                        let own = [q_len];
+                        let kv_lens = if kv_lens.is_empty() {
+                            &own[..]
+                        } else {
+                            kv_lens
+                        };
+                        for &kv_len in kv_lens {
+                            rows.push(BenchShape {
+                                batch: g.batch,
+                                q_len,
+                                kv_len,
+                                head_dim,
+                                q_heads: g.heads[0],
+                                kv_heads: g.heads[1],
+                                transposed: g.transposed,
+                                dtype,
+                                causal,
+                            });
+                        }
                     }
                 }
             }
         }
+        rows
     }
-    Ok(rows)
 }
 
 fn ms(t: &PathTiming) -> String {
@@ -261,13 +307,10 @@ fn json_row(r: &BenchRow) -> serde_json::Value {
 }
 
 pub fn main(args: &Args) -> Result<ExitCode> {
-    // Before the adapter is asked for (measure_rotating checks it too, naming its argument).
+    // Every flag checked before the adapter is asked for (measure_rotating checks the copies
+    // too, naming its argument).
     check_kv_copies("--kv-copies", args.kv_copies)?;
-    // The shape flags too (the rows, which depend on the adapter, are made again below).
-    shapes(args, false)?;
-    let ctx = crate::context(args.checks)?;
-    let caps = ctx.capabilities();
-    let cpu = caps.device_type == wgpu::DeviceType::Cpu;
+    let sweep = Sweep::parse(args)?;
     let blocks = match &args.blocks {
         None => None,
         Some(s) => {
@@ -277,7 +320,10 @@ pub fn main(args: &Args) -> Result<ExitCode> {
             Some(parsed.ok_or_else(|| Error::invalid("--blocks", s, "must look like 32x64"))?)
         }
     };
-    let rows = shapes(args, cpu)?;
+    let ctx = crate::context(args.checks)?;
+    let caps = ctx.capabilities();
+    let cpu = caps.device_type == wgpu::DeviceType::Cpu;
+    let rows = sweep.rows(cpu);
     let options = wgpu_sdpa::PlanOptions {
         fused_blocks: blocks,
         fused_stage: args.stage_f32.then_some(DType::F32),
@@ -302,7 +348,7 @@ pub fn main(args: &Args) -> Result<ExitCode> {
             args.kv_copies
         );
     }
-    if cpu && !args.decode && args.hdim.is_empty() && args.len.is_empty() {
+    if cpu && matches!(sweep, Sweep::Default { .. }) {
         println!("# CPU adapter: reduced default sweep (4 heads, L <= 256); pass --hdim/--len for others");
     }
     println!(
