@@ -40,13 +40,14 @@
 // after the scores (twenty-third session); anywhere else in the loop, or the first block's before
 // the queries' barrier, was slower still (twenty-fourth). With PF (f16, the host's choice at
 // d128 for splits of more than 8 strides) each block's loads are asked for a block ahead
-// (`stream_blocks_ahead`): 128 registers, two workgroups an SM still, and 3-8% faster from 32768
-// keys there (thirty-second session; slower for short splits, d64, d256 and f32). With VC (the host's choice for short
-// splits with KL) V's rows past `key_end` are read as the last key's (their P is 0) rather than as
-// zeros under a predicate: the same loads, compiled to faster code there. With QH (f16, the host's
-// choice at d128 for splits of at most 4 strides) the queries are staged as f16, not f32: half
-// the workgroup memory and a shorter staging before the loop, one conversion a query element in
-// each block's scores. After its last block each team adds its KH key slices (shuffles) and
+// (`stream_blocks_ahead`): 128 registers, two workgroups an SM still, and 2.4-4.4% faster from
+// 32768 keys with 32/8 heads there (thirty-second session; slower for short splits, d64, d256
+// and f32). With VC (the host's choice for short splits with KL) V's rows past `key_end` are
+// read as the last key's (their P is 0) rather than as zeros under a predicate: the same loads,
+// compiled to faster code there. With QH (f16, the host's choice at d128 for splits of at most
+// 4 strides) the queries are staged as f16, not f32: half the workgroup memory and a shorter
+// staging before the loop, one conversion a query element in each block's scores. After its
+// last block each team adds its KH key slices (shuffles) and
 // writes its output, max and sum to workgroup memory; the workgroup then merges the teams
 // (rescaling each to the largest max) and writes the output (one split) or the split's
 // unnormalised output, max and sum (several), which wgsl/vector_reduce.wgsl merges, or the last

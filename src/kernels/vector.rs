@@ -266,7 +266,8 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_kl=0` (K's rows never read 8 lanes a row in whole lines, see [`reads_whole_lines`]),
 /// `decode_vc` (0 or 1: V's rows past a split's end clamped, see [`clamps_v_rows`]),
 /// `decode_qh` (0 or 1: the queries staged as f16, see [`stages_half_queries`]), `decode_sg_pf`
-/// (0 or 1: each block's loads a block ahead, see [`loads_ahead`]) and `decode_in_pass` (0 or 1: its splits merged by the reduce pass or in pass where
+/// (0 or 1: each block's loads a block ahead, see [`loads_ahead`]) and `decode_in_pass` (0 or
+/// 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel;
 /// for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
@@ -588,12 +589,12 @@ const AHEAD_STRIDES: u32 = 8;
 /// before (`PF` in `wgsl/vector_subgroup.wgsl`): for f16 at head dims 128/128 where a split is
 /// more than `AHEAD_STRIDES` (8) strides. On the H200 (BENCHMARKS.md, thirty-second session,
 /// runs 141-143; 4 copies of K and V, calls in one pass) 128 registers against 126, two
-/// workgroups an SM still: 32/8 heads 2.7 / 3.9 / 4.4% faster at 32768 / 65536 / 131072 keys
-/// (splits of 1000-3976 keys), 64/8 heads 2.5-7.7% from 16384 keys, 32/32 heads 1.2-2.3% from
-/// 16384; slower for shorter splits (32/8 heads at 1024-2048 keys 4-6%, and by the per-call
-/// clock 5% at 8192-16384: the loads past a team's last block wait at its end), at d64 (10-20%)
-/// and d256 (up to 5%), and for f32 (3-17%). Knob `decode_sg_pf` (0 or 1): never, or wherever
-/// the subgroup kernel runs.
+/// workgroups an SM still: 32/8 heads 2.4-2.7 / 3.9 / 4.4% faster at 32768 / 65536 / 131072
+/// keys (splits of 1000-3976 keys), 64/8 heads 2.5-7.7% from 16384 keys, 32/32 heads 1.2-2.3%
+/// from 16384; slower for shorter splits (32/8 heads at 1024-2048 keys 4-6%, and by the
+/// per-call clock 5% at 8192-16384: the loads past a team's last block wait at its end), at d64
+/// (10-30% from 8192 keys) and d256 (up to 5%), and for f32 (2-18%). Knob `decode_sg_pf` (0 or
+/// 1): never, or wherever the subgroup kernel runs.
 pub fn loads_ahead(desc: &AttentionDesc, split_len: u32, block_k: u32) -> bool {
     match crate::tune::knob("decode_sg_pf") {
         Some(n) => n == 1,
