@@ -18,7 +18,9 @@
 //!   with the latter, no subgroup decode kernel (`decode_sg=0`): the other decode kernels on the
 //!   shapes it takes on lavapipe (what adapters without one fixed subgroup size run);
 //! - the subgroup decode kernel's teams' outputs merged in two halves of the columns
-//!   (`decode_os_parts=2`), with the splits merged in the split pass, 8 a round (Vulkan).
+//!   (`decode_os_parts=2`), with the splits merged in the split pass, 8 a round (Vulkan);
+//! - the subgroup decode kernel's loads a block ahead wherever it runs (`decode_sg_pf=1`; by
+//!   default only f16 d128 in long splits, which 8-lane subgroups do not serve).
 
 mod common;
 
@@ -28,13 +30,14 @@ use wgpu_sdpa::{plan, AttentionDesc, CausalAlignment, DType, Mask, Path, PlanOpt
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
-const KNOB_SETS: [&str; 6] = [
+const KNOB_SETS: [&str; 7] = [
     "spirv_all=1",
     "portable_prefetch=16,portable_fill=128,decode_vearly=1,decode_sg=0,decode_coop=0",
     "portable_keys=8,portable_rows=8,portable_prefetch=16",
     "decode_merge=1",
     "decode_merge=2,decode_sg=0",
     "decode_os_parts=2,decode_in_pass=1",
+    "decode_sg_pf=1",
 ];
 
 #[test]
@@ -144,6 +147,34 @@ fn child_runs_the_matrix() {
             assert!(merged > 0, "no case merged its splits in the split pass");
         }
         eprintln!("{halves} cases in halves, {merged} merged in pass");
+    }
+    // The subgroup kernel's loads a block ahead: some case must have run them where the
+    // adapter's subgroups have one fixed size.
+    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_sg_pf=1")) {
+        let ahead = cases
+            .iter()
+            .filter_map(|c| {
+                plan(
+                    ctx.capabilities(),
+                    &c.desc,
+                    &c.plan_options(ctx.plan_options()),
+                )
+                .ok()
+            })
+            .filter(
+                |p| matches!(p.kernel(), wgpu_sdpa::Kernel::Vector(t) if t.team > 0 && t.k_ahead),
+            )
+            .count();
+        let caps = ctx.capabilities();
+        if caps.subgroups && caps.subgroup_min_size == caps.subgroup_max_size {
+            assert!(
+                ahead > 0,
+                "no case ran the subgroup kernel with its loads a block ahead"
+            );
+            eprintln!("{ahead} cases ran the subgroup kernel with its loads a block ahead");
+        } else {
+            println!("SKIPPED: the subgroup kernel's loads a block ahead (no fixed subgroup size)");
+        }
     }
     eprintln!(
         "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",
