@@ -16,8 +16,10 @@
 //! the decode kernel's aim on the H200, two an SM; 1056; 4224). Then, with 264 workgroups, the
 //! same bytes read in the decode kernel's patterns: 4 loads a thread in flight; each workgroup
 //! reading the same share of K and of V, 4 loads of each together; and V's 4 loads asked for
-//! once K's have arrived (as the driver schedules the decode kernel's loop). Exit status 2
-//! without an adapter or timestamps.
+//! once K's have arrived (as the driver schedules the decode kernel's loop); and that last
+//! pattern with each share read by two workgroups at once (as the decode kernel's two query
+//! groups of a KV head, 5-8 query vectors, read the same keys), at 264 and 528 workgroups. Exit
+//! status 2 without an adapter or timestamps.
 
 use wgpu_sdpa::Context;
 
@@ -28,8 +30,9 @@ const SHADER: &str = r#"
 
 // words: vec4s of K (and of V); per_group: vec4s a workgroup reads (of K and V together in mode
 // 0 and 3, of each in modes 1 and 2); mode: the access pattern; zero: 0 (a dependence the
-// compiler cannot see through).
-struct Share { words: u32, per_group: u32, mode: u32, zero: u32 }
+// compiler cannot see through); readers: workgroups reading each share (workgroups w, w + n,
+// w + 2n, ... of n * readers read the same).
+struct Share { words: u32, per_group: u32, mode: u32, zero: u32, readers: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(3) var<uniform> share: Share;
 
 fn word(i: u32) -> vec4<u32> {
@@ -51,8 +54,9 @@ fn vw(i: u32) -> vec4<u32> {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let begin = wg.x * share.per_group;
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+        @builtin(local_invocation_index) t: u32) {
+    let begin = (wg.x % (n.x / share.readers)) * share.per_group;
     var acc = vec4<u32>();
     if (share.mode == 0u) {
         // One stream (the workgroup's share of K then V), 8 loads a thread in flight.
@@ -140,23 +144,30 @@ fn main() {
         // K and V each: 8 KV heads x len x 128 dims x 2 bytes.
         let bytes = 8 * len * 128 * 2;
         // One stream of 8 loads at each grid, then the decode kernel's patterns at its grid.
-        for (groups, mode) in [
-            (264u32, Mode::OneStream8),
-            (1056, Mode::OneStream8),
-            (4224, Mode::OneStream8),
-            (264, Mode::OneStream4),
-            (264, Mode::TwoStreams),
-            (264, Mode::TwoStreamsKThenV),
+        // Last, each share read by two workgroups at once (as the decode kernel's two query
+        // groups of a KV head read the same keys): at the same grid (half the shares) and at
+        // twice it (the same shares); GB/s of the bytes there are, read once.
+        for (groups, mode, readers) in [
+            (264u32, Mode::OneStream8, 1u32),
+            (1056, Mode::OneStream8, 1),
+            (4224, Mode::OneStream8, 1),
+            (264, Mode::OneStream4, 1),
+            (264, Mode::TwoStreams, 1),
+            (264, Mode::TwoStreamsKThenV, 1),
+            (264, Mode::TwoStreamsKThenV, 2),
+            (528, Mode::TwoStreamsKThenV, 2),
         ] {
-            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, mode);
-            println!(
-                "{len}, {}, {groups}, {}, {ms:.4}, {gbps:.0}",
-                2 * bytes,
-                mode.name()
-            );
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, mode, readers);
+            let name = mode.name();
+            let name = if readers > 1 {
+                format!("{name}-each-share-by-{readers}")
+            } else {
+                name.to_string()
+            };
+            println!("{len}, {}, {groups}, {name}, {ms:.4}, {gbps:.0}", 2 * bytes);
         }
     }
-    let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8);
+    let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8, 1);
     println!("empty pass (one workgroup, 16 bytes), -, 1, -, {ms:.4}, -");
     for layout in [Floor::Passes, Floor::OnePass] {
         let ms = floor(&ctx, &pipeline, layout);
@@ -205,8 +216,11 @@ fn floor(ctx: &Context, pipeline: &wgpu::ComputePipeline, layout: Floor) -> f64 
         "share",
         wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
     );
-    ctx.queue()
-        .write_buffer(&share, 0, bytemuck::cast_slice(&[1u32, 2048, 0, 0]));
+    ctx.queue().write_buffer(
+        &share,
+        0,
+        bytemuck::cast_slice(&[1u32, 2048, 0, 0, 1, 0, 0, 0]),
+    );
     let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
     let calls = 200u32;
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -317,13 +331,14 @@ impl Mode {
 }
 
 /// Median milliseconds of 20 timed passes reading two buffers of `bytes` each with `groups`
-/// workgroups, and the GB/s of the bytes read.
+/// workgroups, each share by `readers` of them, and the GB/s of the bytes (read once).
 fn time(
     ctx: &Context,
     pipeline: &wgpu::ComputePipeline,
     bytes: u64,
     groups: u32,
     mode: Mode,
+    readers: u32,
 ) -> (f64, f64) {
     let device = ctx.device();
     let buffer = |label| {
@@ -343,17 +358,19 @@ fn time(
     });
     let words = (bytes / 16) as u32;
     let shared = if mode.paired() { words } else { 2 * words };
-    let per_group = shared.div_ceil(groups).next_multiple_of(mode.step() * 256);
+    let per_group = shared
+        .div_ceil(groups / readers)
+        .next_multiple_of(mode.step() * 256);
     let share = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("share"),
-        size: 16,
+        size: 32,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     ctx.queue().write_buffer(
         &share,
         0,
-        bytemuck::cast_slice(&[words, per_group, mode as u32, 0]),
+        bytemuck::cast_slice(&[words, per_group, mode as u32, 0, readers, 0, 0, 0]),
     );
     let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
     let calls = 20u32;
