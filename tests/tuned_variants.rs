@@ -26,7 +26,8 @@ mod common;
 
 use common::{assert_cases, ctx};
 use wgpu_sdpa::check::{default_matrix, CheckCase};
-use wgpu_sdpa::{plan, AttentionDesc, CausalAlignment, DType, Mask, Path, PlanOptions};
+use wgpu_sdpa::kernels::vector::VectorTiles;
+use wgpu_sdpa::{plan, AttentionDesc, CausalAlignment, DType, Kernel, Mask, Path};
 
 const CHILD: &str = "WGPU_SDPA_TUNED_CHILD";
 
@@ -96,19 +97,30 @@ fn child_runs_the_matrix() {
         cases.push(case);
     }
     assert_cases(ctx, &cases);
-    // The GPU defaults of the decode kernel: some case must have run its K a tile ahead.
-    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_vearly=1")) {
-        let ahead = cases
+    // The kernel each case ran, for the knob sets' checks below.
+    let planned: Vec<Kernel> = cases
+        .iter()
+        .filter_map(|c| {
+            plan(
+                ctx.capabilities(),
+                &c.desc,
+                &c.plan_options(ctx.plan_options()),
+            )
+            .ok()
+            .map(|p| p.kernel())
+        })
+        .collect();
+    let count = |f: fn(&VectorTiles) -> bool| {
+        planned
             .iter()
-            .filter(|c| {
-                let options = PlanOptions {
-                    path: c.path,
-                    ..ctx.plan_options()
-                };
-                plan(ctx.capabilities(), &c.desc, &options)
-                    .is_ok_and(|p| p.to_string().contains(" k_ahead "))
-            })
-            .count();
+            .filter(|k| matches!(k, Kernel::Vector(t) if f(t)))
+            .count()
+    };
+    let knobs = std::env::var("WGPU_SDPA_TUNE").unwrap_or_default();
+    let caps = ctx.capabilities();
+    // The GPU defaults of the decode kernel: some case must have run its K a tile ahead.
+    if knobs.contains("decode_vearly=1") {
+        let ahead = count(|t| t.k_ahead);
         assert!(
             ahead > 0,
             "no case ran the decode kernel with K a tile ahead"
@@ -117,32 +129,13 @@ fn child_runs_the_matrix() {
     }
     // The subgroup kernel's outputs in two halves: some case must have run them (merged in
     // pass too where the adapter allows it).
-    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_os_parts=2")) {
-        let planned: Vec<wgpu_sdpa::Kernel> = cases
-            .iter()
-            .filter_map(|c| {
-                plan(
-                    ctx.capabilities(),
-                    &c.desc,
-                    &c.plan_options(ctx.plan_options()),
-                )
-                .ok()
-                .map(|p| p.kernel())
-            })
-            .collect();
-        let halves = planned
-            .iter()
-            .filter(|k| matches!(k, wgpu_sdpa::Kernel::Vector(t) if t.output_parts == 2))
-            .count();
-        let merged = planned
-            .iter()
-            .filter(|k| matches!(k, wgpu_sdpa::Kernel::Vector(t) if t.merged))
-            .count();
+    if knobs.contains("decode_os_parts=2") {
+        let halves = count(|t| t.output_parts == 2);
+        let merged = count(|t| t.merged);
         assert!(
             halves > 0,
             "no case ran the subgroup kernel's outputs in halves"
         );
-        let caps = ctx.capabilities();
         if caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage {
             assert!(merged > 0, "no case merged its splits in the split pass");
         }
@@ -150,22 +143,8 @@ fn child_runs_the_matrix() {
     }
     // The subgroup kernel's loads a block ahead: some case must have run them where the
     // adapter's subgroups have one fixed size.
-    if std::env::var("WGPU_SDPA_TUNE").is_ok_and(|k| k.contains("decode_sg_pf=1")) {
-        let ahead = cases
-            .iter()
-            .filter_map(|c| {
-                plan(
-                    ctx.capabilities(),
-                    &c.desc,
-                    &c.plan_options(ctx.plan_options()),
-                )
-                .ok()
-            })
-            .filter(
-                |p| matches!(p.kernel(), wgpu_sdpa::Kernel::Vector(t) if t.team > 0 && t.k_ahead),
-            )
-            .count();
-        let caps = ctx.capabilities();
+    if knobs.contains("decode_sg_pf=1") {
+        let ahead = count(|t| t.team > 0 && t.k_ahead);
         if caps.subgroups && caps.subgroup_min_size == caps.subgroup_max_size {
             assert!(
                 ahead > 0,
@@ -179,6 +158,6 @@ fn child_runs_the_matrix() {
     eprintln!(
         "CHILD RAN {} cases with WGPU_SDPA_TUNE={}",
         cases.len(),
-        std::env::var("WGPU_SDPA_TUNE").unwrap_or_default()
+        knobs
     );
 }
