@@ -277,13 +277,17 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
                 variants.keys().any(|l| l.starts_with("vector_subgroup ")),
                 "{profile}: no subgroup decode variant planned"
             );
+            // Whether some subgroup decode variant (either ending) has every one of `flags`.
+            let planned_with = |flags: &[&str]| {
+                variants.keys().any(|l| {
+                    l.starts_with("vector_subgroup") && flags.iter().all(|f| l.contains(f))
+                })
+            };
             // With the queries staged as f16 (short splits) and as f32 (long ones).
             if caps.shader_f16 {
                 for qh in [" QH=0", " QH=1"] {
                     assert!(
-                        variants
-                            .keys()
-                            .any(|l| l.starts_with("vector_subgroup") && l.contains(qh)),
+                        planned_with(&[qh]),
                         "{profile}: no subgroup decode variant with{qh} planned"
                     );
                 }
@@ -302,18 +306,14 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
             if caps.shader_f16 && caps.subgroup_min_size == 32 {
                 for vc in [" VC=0", " VC=1"] {
                     assert!(
-                        variants.keys().any(|l| l.starts_with("vector_subgroup")
-                            && l.contains(" KL=1")
-                            && l.contains(vc)),
+                        planned_with(&[" KL=1", vc]),
                         "{profile}: no whole-lines subgroup decode variant with{vc} planned"
                     );
                 }
                 // With each block's loads a block ahead (long splits at d128) and without.
                 for pf in [" PF=0", " PF=1"] {
                     assert!(
-                        variants
-                            .keys()
-                            .any(|l| l.starts_with("vector_subgroup") && l.contains(pf)),
+                        planned_with(&[pf]),
                         "{profile}: no subgroup decode variant with{pf} planned"
                     );
                 }
