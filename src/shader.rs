@@ -39,6 +39,7 @@ const COOP_MAXIMA_SPLIT: &str = include_str!("../wgsl/coop_maxima_split.wgsl");
 const VECTOR: &str = include_str!("../wgsl/vector.wgsl");
 const VECTOR_REDUCE: &str = include_str!("../wgsl/vector_reduce.wgsl");
 const VECTOR_COOP: &str = include_str!("../wgsl/vector_coop.wgsl");
+const VECTOR_COOP_TEAMS: &str = include_str!("../wgsl/vector_coop_teams.wgsl");
 const VECTOR_SUBGROUP: &str = include_str!("../wgsl/vector_subgroup.wgsl");
 const DECODE_QUERY: &str = include_str!("../wgsl/decode_query.wgsl");
 const DECODE_CHUNKS: &str = include_str!("../wgsl/decode_chunks.wgsl");
@@ -77,6 +78,9 @@ pub enum KernelEntry {
     VectorReduce,
     /// The decode kernel's split pass on cooperative matrices, `wgsl/vector_coop.wgsl`.
     VectorCoop,
+    /// The decode kernel's split pass on cooperative matrices with each subgroup streaming its
+    /// own keys, `wgsl/vector_coop_teams.wgsl`.
+    VectorCoopTeams,
     /// The decode kernel's split pass with each subgroup streaming its own keys,
     /// `wgsl/vector_subgroup.wgsl`.
     VectorSubgroup,
@@ -123,6 +127,7 @@ impl KernelEntry {
             KernelEntry::Vector => "vector",
             KernelEntry::VectorReduce => "vector_reduce",
             KernelEntry::VectorCoop => "vector_coop",
+            KernelEntry::VectorCoopTeams => "vector_coop_teams",
             KernelEntry::VectorSubgroup => "vector_subgroup",
             KernelEntry::VectorSubgroupMerged => "vector_subgroup_merged",
         }
@@ -142,6 +147,7 @@ impl KernelEntry {
             KernelEntry::Vector => VECTOR,
             KernelEntry::VectorReduce => VECTOR_REDUCE,
             KernelEntry::VectorCoop => VECTOR_COOP,
+            KernelEntry::VectorCoopTeams => VECTOR_COOP_TEAMS,
             KernelEntry::VectorSubgroup | KernelEntry::VectorSubgroupMerged => VECTOR_SUBGROUP,
         }
     }
@@ -161,7 +167,8 @@ impl KernelEntry {
             | KernelEntry::FusedCoopSplitKv
             | KernelEntry::FusedKv
             | KernelEntry::Vector
-            | KernelEntry::VectorCoop => (false, "read_write", "f32", PARTIAL_WORDS),
+            | KernelEntry::VectorCoop
+            | KernelEntry::VectorCoopTeams => (false, "read_write", "f32", PARTIAL_WORDS),
             _ => return None,
         };
         let declaration = format!(
@@ -222,6 +229,7 @@ impl KernelEntry {
             | KernelEntry::FusedKv
             | KernelEntry::Vector
             | KernelEntry::VectorCoop
+            | KernelEntry::VectorCoopTeams
             | KernelEntry::VectorSubgroup => &[
                 (slot::PARAMS, Uniform),
                 (slot::Q, Read),
@@ -343,7 +351,12 @@ impl ShaderVariant {
             src.push_str(MASK);
         }
         // The fused kernel's per-head factors and staging (the decode kernel has its own).
-        if let Some(c) = self.coop.filter(|_| self.entry != KernelEntry::VectorCoop) {
+        if let Some(c) = self.coop.filter(|_| {
+            !matches!(
+                self.entry,
+                KernelEntry::VectorCoop | KernelEntry::VectorCoopTeams
+            )
+        }) {
             src.push_str(if c.split {
                 COOP_SPLIT_F32
             } else {
@@ -393,6 +406,7 @@ impl ShaderVariant {
             ],
             KernelEntry::VectorReduce => &[SPLIT_COMBINE],
             KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
+            KernelEntry::VectorCoopTeams => &[SPLIT_PARTIAL, DECODE_QUERY],
             _ => &[],
         };
         if let Some((declaration, pieces)) = self.entry.partial_declaration() {

@@ -7,9 +7,10 @@
 //! (wgpu drops them from unchecked modules): NVIDIA's compiler made the head-dim-64 kernel 1.2x
 //! faster with them (BENCHMARKS.md). And every fragment load and store carries the `Aligned 16`
 //! memory operand, which naga 30 does not write: every fragment address in
-//! `wgsl/fused_coop.wgsl` is in workgroup memory, in rows padded to 16 bytes, so the operand is
-//! true for each of them (it measured no faster on the H200, and costs nothing). And
-//! `subgroupBarrier()` orders workgroup memory (see `subgroup_barriers_order_workgroup_memory`).
+//! `wgsl/fused_coop.wgsl`, `wgsl/vector_coop.wgsl` and `wgsl/vector_coop_teams.wgsl` is in
+//! workgroup memory, in rows padded to 16 bytes, so the operand is true for each of them (it
+//! measured no faster on the H200, and costs nothing). And `subgroupBarrier()` orders workgroup
+//! memory (see `subgroup_barriers_order_workgroup_memory`).
 //!
 //! [`variant_spirv`] gives any variant's SPIR-V as the driver receives it (this module's for the
 //! kernels above, a re-creation of wgpu-hal's translation for the rest), for

@@ -405,6 +405,63 @@ fn cooperative_matrix_decode_where_listed() {
     );
 }
 
+/// The decode kernel on cooperative matrices with each subgroup streaming its own keys
+/// (`wgsl/vector_coop_teams.wgsl`), where the adapter lists 16x16 f16 fragments and 32-lane
+/// subgroups (the H200; skipped, and said so, elsewhere): f16 at d128, 6 to 16 query vectors a
+/// KV head (GQA, 2 query rows), long caches (the planner's: from 65536 keys) with a partial last
+/// block, one or several splits, masks, causal, a KV-cache slice, batch 2, against the f64
+/// reference. Every case must plan it.
+#[test]
+fn cooperative_matrix_teams_decode_where_listed() {
+    let Some(ctx) = ctx() else { return };
+    let long = wgpu_sdpa::kernels::vector::COOP_TEAMS_MIN_KV_LEN;
+    let probe = AttentionDesc::new(1, 8, 1, 1, long, 128).with_dtype(DType::F16);
+    if !wgpu_sdpa::kernels::vector::coop_teams_take(ctx.capabilities(), &probe) {
+        eprintln!(
+            "SKIPPED: the cooperative-matrix subgroup decode kernel (no 16x16 f16 fragments with \
+             32-lane subgroups here)"
+        );
+        return;
+    }
+    let mut cases = Vec::new();
+    for (hq, hkv, q_len) in [(16, 2, 1), (12, 2, 1), (8, 1, 2), (32, 2, 1)] {
+        for kv_len in [long, long + 4321] {
+            for splits in [None, Some(1), Some(3)] {
+                let desc =
+                    AttentionDesc::new(1, hq, hkv, q_len, kv_len, 128).with_dtype(DType::F16);
+                let name = format!("q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}");
+                cases.push(case(name, desc, splits, Inputs::Normal));
+            }
+        }
+    }
+    let base = |lq, lk| AttentionDesc::new(2, 8, 1, lq, lk, 128).with_dtype(DType::F16);
+    for s in [None, Some(3)] {
+        for align in [CausalAlignment::BottomRight, CausalAlignment::TopLeft] {
+            let desc = base(2, long).with_mask(Mask::Causal(align));
+            cases.push(case(
+                format!("causal {align:?} {s:?}"),
+                desc,
+                s,
+                Inputs::Normal,
+            ));
+        }
+        let bool_mask = Mask::Boolean(MaskLayout::dense(true, true, 8, 2, long));
+        let desc = base(2, long).with_mask(bool_mask);
+        cases.push(case(format!("bool {s:?}"), desc, s, Inputs::Uniform));
+        let additive = Mask::Additive(MaskLayout::dense(false, false, 8, 2, long));
+        let desc = base(2, long).with_mask(additive);
+        cases.push(case(format!("additive {s:?}"), desc, s, Inputs::Uniform));
+        let cache = kv_cache_slice(base(1, long + 77), long + 4096, 123);
+        cases.push(case(format!("cache slice {s:?}"), cache, s, Inputs::Normal));
+    }
+    assert_cases_on(
+        ctx,
+        &cases,
+        3000,
+        |k| matches!(k, Kernel::Vector(t) if t.matrix && t.team > 0),
+    );
+}
+
 /// The subgroup decode kernel (`wgsl/vector_subgroup.wgsl`), where the adapter has one fixed
 /// subgroup size (lavapipe: 8 lanes, head dims up to 64; the H200 and Apple GPUs: 32, head dims
 /// 32 to 256; skipped, and said so, elsewhere): f32 and f16, 1 to 16 query vectors a KV head in

@@ -736,7 +736,7 @@ fn check_plan(
             // The split pass covers every KV head's query vectors; a reduce pass iff split and
             // not merged in pass (the subgroup kernel on Vulkan with `@coherent` storage only).
             // The subgroup kernel: at most 4 query vectors a workgroup, teams of the adapter's
-            // one subgroup size.
+            // one subgroup size; on cooperative matrices (`t.matrix`) at most 16, teams of 32.
             let g = p.dispatches()[0].workgroups;
             let vectors = desc.group_size() as u64 * desc.q_len as u64;
             if g[0] != t.kv_splits
@@ -749,7 +749,8 @@ fn check_plan(
                         || caps.backend != wgpu::Backend::Vulkan
                         || !caps.coherent_storage))
                 || (t.team > 0
-                    && (t.rows > 4
+                    && (t.rows > if t.matrix { 16 } else { 4 }
+                        || (t.matrix && t.team != 32)
                         || t.team != caps.subgroup_min_size
                         || caps.subgroup_min_size != caps.subgroup_max_size))
             {

@@ -45,6 +45,17 @@ fn shapes() -> Vec<AttentionDesc> {
         }
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
+        // 8 query vectors a KV head against a long cache (the cooperative-matrix subgroup
+        // kernel where 16x16 f16 fragments are listed), with each mask.
+        let long = AttentionDesc::new(1, 8, 1, 1, 65536, 128).with_dtype(dtype);
+        out.push(long.clone());
+        for mask in [
+            Mask::Causal(CausalAlignment::BottomRight),
+            Mask::Boolean(MaskLayout::dense(true, true, 8, 1, 65536)),
+            Mask::Additive(MaskLayout::dense(false, false, 8, 1, 65536)),
+        ] {
+            out.push(long.clone().with_mask(mask));
+        }
         // A long cache for one query row (the subgroup kernel's loads a block ahead at d128).
         out.push(AttentionDesc::new(1, 32, 8, 1, 131072, 128).with_dtype(dtype));
         // A short cache at d128 with V of 64 (8-lane subgroups take d128 only so): the subgroup
@@ -262,6 +273,14 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
             "{profile}: the planner emitted nothing"
         );
         println!("{profile}: {} distinct variants", variants.len());
+        // Every variant translated first, so that a failure to translate is reported whatever
+        // the checks of what was planned below find.
+        for (label, (variant, why)) in &variants {
+            if let Err(e) = translate(profile, &caps, variant, why) {
+                failures.push(format!("{profile}: {label} (planned for {why}):\n{e}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
         // The fused kernels' KV split (short queries against long caches) is among them on GPU
         // profiles: the portable kernel's everywhere, the cooperative one's where listed.
         if caps.device_type != wgpu::DeviceType::Cpu {
@@ -329,17 +348,29 @@ fn every_planned_variant_validates_fits_and_translates_on_every_profile() {
             caps.backend == wgpu::Backend::Vulkan && caps.coherent_storage,
             "{profile}: in-pass merge variants planned: {merged}"
         );
+        // The cooperative-matrix subgroup decode kernel where 16x16 f16 fragments are listed
+        // (the H200), with each mask kind, and nowhere else.
+        let coop_teams = |kind: &str| {
+            variants
+                .keys()
+                .any(|l| l.starts_with("vector_coop_teams ") && l.contains(kind))
+        };
+        // (The additive mask: f32 for f32 tensors, f16 for f16.)
+        for kinds in [[0, 0], [1, 1], [2, 2], [3, 4]] {
+            let kind = format!(" MASK_KIND={}", kinds[0]);
+            let planned = kinds.iter().any(|k| coop_teams(&format!(" MASK_KIND={k}")));
+            assert_eq!(
+                planned,
+                profile == "nvidia",
+                "{profile}: cooperative-matrix subgroup decode variant with{kind} planned"
+            );
+        }
         if profile == "nvidia" {
             for entry in ["fused_coop_kv ", "fused_coop_split_kv "] {
                 assert!(
                     variants.keys().any(|l| l.starts_with(entry)),
                     "{profile}: no {entry}variant planned"
                 );
-            }
-        }
-        for (label, (variant, why)) in &variants {
-            if let Err(e) = translate(profile, &caps, variant, why) {
-                failures.push(format!("{profile}: {label} (planned for {why}):\n{e}"));
             }
         }
     }

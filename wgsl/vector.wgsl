@@ -51,7 +51,8 @@ override RED: u32 = 2048u;      // f32 slots of red_s: max(LPK * RG * BK, 4 * NK
 override VEARLY: u32 = 1u;      // 1: a tile's first V loads issued at its start; 0: in step 3
 override MV: u32 = 1u;          // output vec4s a thread merges per pass: 1, 2, 4 or 8 (RED >= 4 * WG * MV)
 override PF: u32 = 0u;          // 1: the next tile's K chunks loaded a tile ahead
-// Profiling only (wrong results): 4 no KV tiles, 32 no K/V loads, 64 no Q loads.
+// Profiling only (wrong results): 4 no KV tiles, 32 no K/V loads, 64 no Q loads, 128 K/V loads
+// from their first 2 KiB (cache hits).
 override ABLATE: u32 = 0u;
 const RESCALE_LOG2: f32 = 32.0; // the running max rises only past m + this (P < 2^32, f32)
 

@@ -70,7 +70,9 @@ override OS_PARTS: u32 = 1u;     // 1 or 2: the teams' outputs merged in that ma
 // the threads sharing a column quad, 512 no output stores, 1024 (and 2048) the arrivals timed
 // (`record_arrivals`).
 override MERGE_ABLATE: u32 = 0u;
-override ABLATE: u32 = 0u;      // profiling only (wrong results): 32 no K/V loads, 64 no Q loads
+// ABLATE is for profiling only (wrong results): 32 no K/V loads, 64 no Q loads, 128 K/V loads
+// from their first 2 KiB (cache hits), 256 no P V (nor V loads).
+override ABLATE: u32 = 0u;
 override KL: u32 = 0u;          // 1: K's rows read in whole 128-byte lines (`full_lines`)
 override VC: u32 = 0u;          // 1: V rows past `key_end` read the last key's (P is 0 there)
 override QH: u32 = 0u;          // 1 (f16, the host's choice): the queries staged as f16 (`qh_s`)
@@ -481,7 +483,10 @@ fn stream_blocks(acc0: Acc, first: u32, stride: u32, k_head: u32, v_head: u32, u
     for (var kb = first; kb < ln.key_end; kb += stride) {
         let kx = load_k(k_head, kb, ln.key_end, ln.jk, u);
         let vx = load_v(v_head, kb, ln.key_end, c, ln.kh);
-        acc = block_pv(block_scores(acc, kx, kb, ln), vx, ln);
+        acc = block_scores(acc, kx, kb, ln);
+        if ((ABLATE & 256u) == 0u) {
+            acc = block_pv(acc, vx, ln);
+        }
     }
     return acc;
 }
@@ -502,7 +507,10 @@ fn stream_blocks_ahead(acc0: Acc, first: u32, stride: u32, k_head: u32, v_head: 
     for (var kb = first; kb < ln.key_end; kb += stride) {
         let kn = load_k(k_head, kb + stride, ln.key_end, ln.jk, u);
         let vn = load_v(v_head, kb + stride, ln.key_end, c, ln.kh);
-        acc = block_pv(block_scores(acc, kx, kb, ln), vx, ln);
+        acc = block_scores(acc, kx, kb, ln);
+        if ((ABLATE & 256u) == 0u) {
+            acc = block_pv(acc, vx, ln);
+        }
         kx = kn;
         vx = vn;
     }

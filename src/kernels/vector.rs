@@ -5,7 +5,9 @@
 //! when one workgroup per KV head would leave the GPU idle, and a second pass combining the
 //! splits (which the cooperative kernel's KV splits also use). Where the adapter lists 16x16 f16
 //! fragments, f16 queries against caches of up to [`MATRIX_MAX_KV_LEN`] keys run both products on
-//! cooperative matrices instead (`wgsl/vector_coop.wgsl`, [`matrix_takes`]).
+//! cooperative matrices instead (`wgsl/vector_coop.wgsl`, [`matrix_takes`]), and more than 4 query
+//! vectors a KV head against long caches on them with each subgroup streaming its own keys
+//! (`wgsl/vector_coop_teams.wgsl`, [`coop_teams_take`]).
 
 use crate::capabilities::Capabilities;
 use crate::desc::{AttentionDesc, Tensor};
@@ -270,7 +272,10 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// 1: its splits merged by the reduce pass or in pass where
 /// [`merges_in_pass`] allows it, see [`merges_in_pass_by_default`]; `decode_merge_ablate` sets
 /// the profiling bits of `MERGE_ABLATE` in `wgsl/vector_subgroup.wgsl`) for the subgroup kernel;
-/// for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
+/// `decode_ct` (0 or 1, see [`coop_teams_take`]), `decode_teams` (its subgroups a workgroup, 1
+/// to 16 where they fit) and `decode_ct_ahead=0` (each block's K and V rows asked for at its
+/// start, not a block ahead: on the H200 20% slower at 131072 keys, run 152) for the
+/// cooperative-matrix subgroup kernel; for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
 /// not a workgroup a compute unit of at least 64, see `key_splits_for`) and
 /// `decode_min_split` (the fewest keys a split takes, 256).
 pub fn fit_tiles(
@@ -300,6 +305,9 @@ pub fn fit_tiles(
                  multiple of 16",
             ));
         }
+    }
+    if coop_teams_take(caps, desc) {
+        return coop_team_tiles(caps, desc, splits);
     }
     if team_takes(caps, desc) {
         return team_tiles(caps, desc, splits);
@@ -676,6 +684,7 @@ const MERGE_FLAG_BYTES: u32 = 4;
 /// [`merges_in_pass_by_default`].
 pub fn merges_in_pass(caps: &Capabilities, desc: &AttentionDesc, t: &VectorTiles) -> bool {
     t.team > 0
+        && !t.matrix
         && t.kv_splits > 1
         && 2 * t.team * t.output_parts <= desc.v_head_dim
         && caps.backend == wgpu::Backend::Vulkan
@@ -914,6 +923,155 @@ fn matrix_tiles(
     })
 }
 
+/// Keys per team block of the cooperative-matrix subgroup kernel (`KB` of
+/// `wgsl/vector_coop_teams.wgsl`: one key fragment).
+const COOP_TEAM_KEYS: u32 = MATRIX_FRAG;
+
+/// The shortest cache [`coop_teams_take`] takes the cooperative-matrix subgroup kernel for.
+pub const COOP_TEAMS_MIN_KV_LEN: u32 = 65536;
+
+/// Whether the decode kernel runs `desc` on cooperative matrices with each subgroup streaming
+/// its own keys (`wgsl/vector_coop_teams.wgsl`): where it serves ([`coop_teams_serve`]), for
+/// more than 4 query vectors a KV head (the subgroup kernel takes at most 4 a workgroup, and
+/// reads K and V again for each 4) at head dims 128/128 against at least
+/// [`COOP_TEAMS_MIN_KV_LEN`] keys. On the H200 (BENCHMARKS.md, thirty-third session, run 152;
+/// f16, 4 copies of K and V, us a call in one pass), 64/8 heads (8 query vectors a KV head) at
+/// 16384 / 65536 / 131072 keys: 41.5 / 105.1 / 186.1 against the subgroup kernel's 34.4 / 110.3
+/// / 212.0; with 4 query vectors (32/8 heads) 38.4 / 101.4 / 182.5 against 24.8 / 68.2 / 125.9.
+/// Other head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it serves.
+pub fn coop_teams_take(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    match crate::tune::knob("decode_ct") {
+        Some(0) => false,
+        Some(_) => coop_teams_serve(caps, desc),
+        None => {
+            coop_teams_serve(caps, desc)
+                && desc.group_size() * desc.q_len > 4
+                && desc.head_dim == 128
+                && desc.v_head_dim == 128
+                && desc.kv_len >= COOP_TEAMS_MIN_KV_LEN
+        }
+    }
+}
+
+/// Whether the cooperative-matrix subgroup kernel serves `desc` on an adapter with `caps`: f16
+/// on listed 16x16 f16 fragments with f32 accumulators, subgroups of exactly 32 lanes (a lane
+/// takes half a row of a fragment's softmax), K and V in 16-byte words (read 8 bytes at a time),
+/// head dims and value head dims multiples of 16 up to 128 (its fragments of Q and O unrolled,
+/// O's held in registers), within the workgroup memory.
+pub fn coop_teams_serve(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    desc.dtype == crate::desc::DType::F16
+        && crate::kernels::fused_coop::runnable(caps, desc.dtype) == Some((MATRIX_FRAG, false))
+        && caps.subgroups
+        && caps.subgroup_min_size == 32
+        && caps.subgroup_max_size == 32
+        && kv_in_16_byte_words(desc)
+        && desc.head_dim.is_multiple_of(MATRIX_FRAG)
+        && desc.v_head_dim.is_multiple_of(MATRIX_FRAG)
+        && desc.head_dim <= 8 * MATRIX_FRAG
+        && desc.v_head_dim <= 8 * MATRIX_FRAG
+        && coop_teams_fitting(caps, desc, None).is_some()
+}
+
+/// Workgroup memory of the cooperative-matrix subgroup kernel with `teams` subgroups: Q's 16
+/// rows (f16, padded), each team's K/V slot (16 padded rows of f16), score slot (16 x 20
+/// floats) and P slot (16 x 24 f16), and its rows' max and sum.
+fn coop_team_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
+    let kv_row = desc.head_dim.max(desc.v_head_dim) + MATRIX_PAD;
+    2 * MATRIX_FRAG * (desc.head_dim + MATRIX_PAD)
+        + teams
+            * (2 * COOP_TEAM_KEYS * kv_row
+                + 4 * MATRIX_FRAG * 20
+                + 2 * MATRIX_FRAG * 24
+                + 8 * MATRIX_FRAG)
+}
+
+/// The most subgroups a workgroup of the cooperative-matrix subgroup kernel takes (8, 4 or 2)
+/// within the adapter's limits, `wanted` where it fits.
+fn coop_teams_fitting(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    wanted: Option<u32>,
+) -> Option<u32> {
+    let fits = |n: u32| {
+        32 * n
+            <= caps
+                .max_invocations_per_workgroup
+                .min(caps.max_workgroup_size_x)
+            && coop_team_bytes(desc, n) <= caps.max_workgroup_storage_bytes
+    };
+    wanted
+        .filter(|&n| (1..=16).contains(&n) && fits(n))
+        .or_else(|| [8, 4, 2].into_iter().find(|&n| fits(n)))
+}
+
+/// Tiles and splits of the cooperative-matrix subgroup kernel (see [`coop_teams_serve`]): up to
+/// 16 query vectors a workgroup, splits of whole team blocks. Knob `decode_teams` (2, 4, 8 or
+/// 16) sets its subgroups a workgroup.
+fn coop_team_tiles(
+    caps: &Capabilities,
+    desc: &AttentionDesc,
+    splits: Option<u32>,
+) -> Result<VectorTiles> {
+    let teams = coop_teams_fitting(caps, desc, crate::tune::knob("decode_teams"))
+        .expect("coop_teams_serve checked that a workgroup fits");
+    let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
+    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, COOP_TEAM_KEYS, splits)?;
+    Ok(VectorTiles {
+        rows,
+        block_k: teams * COOP_TEAM_KEYS,
+        workgroup_size: 32 * teams,
+        kv_splits,
+        split_len,
+        workgroup_bytes: coop_team_bytes(desc, teams),
+        lanes_per_key: 0,
+        key_groups: 0,
+        merge_vec4s: 0,
+        early_v: false,
+        vectorized: true,
+        matrix: true,
+        k_ahead: false,
+        team: 32,
+        scattered: false,
+        whole_lines: false,
+        clamped_v: false,
+        half_queries: false,
+        merged: false,
+        output_parts: 1,
+    })
+}
+
+/// The split pass of the cooperative-matrix subgroup kernel. `ablate`: the split pass's
+/// profiling bits (see [`plan`]).
+fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
+    ShaderVariant {
+        entry: KernelEntry::VectorCoopTeams,
+        dtype: desc.dtype,
+        stage: desc.dtype,
+        coop: Some(CoopHeader {
+            frag: MATRIX_FRAG,
+            q_frags: desc.head_dim / MATRIX_FRAG,
+            o_frags: desc.v_head_dim / MATRIX_FRAG,
+            q_parts: 1,
+            word_staging: false,
+            split: false,
+        }),
+        constants: vec![
+            ("RQ", t.rows),
+            ("HEAD_DIM", desc.head_dim),
+            ("V_HEAD_DIM", desc.v_head_dim),
+            ("TEAMS", t.workgroup_size / t.team),
+            ("KVD", desc.head_dim.max(desc.v_head_dim)),
+            // Each block's rows asked for a block ahead (knob `decode_ct_ahead=0`: at its start).
+            (
+                "AHEAD",
+                crate::tune::knob("decode_ct_ahead").unwrap_or(1).min(1),
+            ),
+            ("MASK_KIND", mask_kind(desc)),
+            ("ABLATE", ablate & (128 | 1024 | 2048)),
+        ],
+    }
+}
+
 /// The split pass of the cooperative-matrix decode kernel.
 /// `ablate`: the split pass's profiling bits (see [`plan`]).
 fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
@@ -1021,7 +1179,10 @@ pub(crate) fn reduce_dispatch(
 /// Knob `decode_ablate` (profiling, wrong results) removes parts to time the rest: 1 the reduce
 /// pass, 2 the reduce pass's work (it returns at once), 8 its output stores, 16 its loads, 4 the
 /// KV tiles, 32 the K and V loads (zeros instead), 64 the query loads (zeros; not the
-/// cooperative-matrix kernel). On the H200 (32/8 heads, d128,
+/// cooperative-matrix kernel), 128 the K and V loads' misses (every load from the first 2 KiB of
+/// K or V: the arithmetic stays; the subgroup and portable kernels), 256 the P V step (the
+/// subgroup kernel); the cooperative-matrix subgroup kernel takes 128 (every block reads the
+/// first 16 keys), 1024 (no softmax) and 2048 (O never rescaled). On the H200 (32/8 heads, d128,
 /// kv 16384, 41 us a call) they showed the fixed costs: 6 us a call with neither (one dispatch
 /// staging the queries and writing (max, sum)), 13 us without the tiles, the reduce pass 5 us
 /// (benches/results/h200-2026-11-30b-sweeps); 16 us with everything but the loads (twelfth
@@ -1039,10 +1200,15 @@ pub fn plan(
     let groups = groups_per_head(desc, t.rows);
     let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     // Profiling only (wrong results): 1 no reduce pass; the split pass's bits, 4 no KV tiles,
-    // 32 no K/V loads and 64 no query loads.
+    // 32 no K/V loads, 64 no query loads, 128 K/V loads from their first 2 KiB (cache hits) and
+    // 256 no P V (the subgroup kernel).
     let ablate = crate::tune::knob("decode_ablate").unwrap_or(0);
-    let split_ablate = ablate & (4 | 32 | 64);
-    let split_pass = if t.matrix {
+    let split_ablate = ablate & (4 | 32 | 64 | 128 | 256);
+    // The cooperative-matrix subgroup kernel's own (`wgsl/vector_coop_teams.wgsl`).
+    let team_ablate = ablate & (128 | 1024 | 2048);
+    let split_pass = if t.matrix && t.team > 0 {
+        coop_team_variant(desc, t, team_ablate)
+    } else if t.matrix {
         matrix_variant(desc, t, split_ablate)
     } else if t.team > 0 {
         let mut constants = vec![
@@ -1055,7 +1221,7 @@ pub fn plan(
             ("VEC", t.vectorized as u32),
             ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
             ("MASK_KIND", mask_kind(desc)),
-            ("ABLATE", split_ablate & (32 | 64)),
+            ("ABLATE", split_ablate & (32 | 64 | 128 | 256)),
             ("SCAT", t.scattered as u32),
             ("OS_PARTS", t.output_parts),
             ("KL", t.whole_lines as u32),
@@ -1119,6 +1285,66 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_than_4_query_vectors_against_long_caches_take_the_cooperative_matrix_teams() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let d = |hq: u32, hkv: u32, q_len: u32, kv: u32, dim: u32| {
+            AttentionDesc::new(1, hq, hkv, q_len, kv, dim).with_dtype(DType::F16)
+        };
+        let coop_teams = |caps: &Capabilities, desc: &AttentionDesc| {
+            let t = fit_tiles(caps, desc, None).unwrap();
+            t.matrix && t.team > 0
+        };
+        // 8 and 16 query vectors a KV head (GQA 8, 2 query rows of GQA 4 and of GQA 8) from
+        // 65536 keys at d128, one workgroup of 4 teams for each KV head's split.
+        for (hq, hkv, q_len, rows) in [(64, 8, 1, 8), (32, 8, 2, 8), (32, 2, 1, 16), (16, 2, 2, 16)]
+        {
+            for kv in [65536, 131072] {
+                let desc = d(hq, hkv, q_len, kv, 128);
+                let t = fit_tiles(&nvidia, &desc, None).unwrap();
+                assert!(
+                    t.matrix && t.team == 32,
+                    "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
+                );
+                assert_eq!((t.rows, t.workgroup_size), (rows, 128), "{t:?}");
+                let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
+                assert_eq!(dispatches[0].variant.entry, KernelEntry::VectorCoopTeams);
+                assert_eq!(dispatches[0].workgroups, [t.kv_splits, hkv, 1], "{t:?}");
+                assert!(t.split_len.is_multiple_of(COOP_TEAM_KEYS), "{t:?}");
+                // The bytes the planner counts are those naga lays out for the kernel.
+                let naga = crate::spirv::variant_workgroup_bytes(&dispatches[0].variant).unwrap();
+                assert_eq!(t.workgroup_bytes, naga, "{t:?}");
+                assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
+            }
+            // Shorter caches: the subgroup kernel.
+            let t = fit_tiles(&nvidia, &d(hq, hkv, q_len, 32768, 128), None).unwrap();
+            assert!(!t.matrix && t.team == 32, "{t:?}");
+        }
+        // Not for 4 query vectors or fewer, other head dims, f32, nor without 16x16 fragments.
+        assert!(!coop_teams(&nvidia, &d(32, 8, 1, 131072, 128)));
+        assert!(!coop_teams(&nvidia, &d(32, 32, 1, 131072, 128)));
+        assert!(!coop_teams(&nvidia, &d(64, 8, 1, 131072, 64)));
+        assert!(!coop_teams(&nvidia, &d(64, 8, 1, 131072, 256)));
+        let f32_desc = d(64, 8, 1, 131072, 128).with_dtype(DType::F32);
+        assert!(!coop_teams(&nvidia, &f32_desc));
+        for caps in [Capabilities::apple_m_series(), Capabilities::lavapipe()] {
+            assert!(
+                !coop_teams_serve(&caps, &d(64, 8, 1, 131072, 128)),
+                "{caps:?}"
+            );
+        }
+        // Never merged in pass (the kernel writes partial results for the reduce pass only).
+        let t = fit_tiles(&nvidia, &d(64, 8, 1, 131072, 128), None).unwrap();
+        assert!(t.kv_splits > 1 && !merges_in_pass(&nvidia, &d(64, 8, 1, 131072, 128), &t));
+        // d64 fits 8 teams a workgroup; a head dim past 128 is not served.
+        assert_eq!(
+            coop_teams_fitting(&nvidia, &d(8, 1, 1, 64, 64), None),
+            Some(8)
+        );
+        assert!(!coop_teams_serve(&nvidia, &d(8, 1, 1, 64, 144)));
+    }
 
     #[test]
     fn short_caches_split_for_one_workgroup_a_compute_unit() {
@@ -1190,9 +1416,14 @@ mod tests {
                 let [x, y, z] = dispatches[0].workgroups;
                 let workgroups = x * y * z;
                 assert!(workgroups <= target, "{hq}/{hkv} q{q_len} kv{kv}: {t:?}");
-                // Full, unless the splits are as short as they go.
+                // Full, unless the splits are as short as they go, or splits one grain shorter
+                // would not cover the keys in as many as the target allows (16/2 heads at 65536
+                // keys on the cooperative-matrix subgroup kernel: 128 splits of 512 keys, where
+                // 132 of 496 fall short).
                 assert!(
-                    workgroups + y * z > target || t.kv_splits == kv.div_ceil(MIN_SPLIT_KEYS),
+                    workgroups + y * z > target
+                        || t.kv_splits == kv.div_ceil(MIN_SPLIT_KEYS)
+                        || (t.split_len - t.split_grain()) * (target / (y * z)) < kv,
                     "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
                 );
                 // Whole team blocks (the subgroup kernel) or tiles, covering the keys.
