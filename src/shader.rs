@@ -43,6 +43,7 @@ const VECTOR_COOP_TEAMS: &str = include_str!("../wgsl/vector_coop_teams.wgsl");
 const VECTOR_SUBGROUP: &str = include_str!("../wgsl/vector_subgroup.wgsl");
 const DECODE_QUERY: &str = include_str!("../wgsl/decode_query.wgsl");
 const DECODE_CHUNKS: &str = include_str!("../wgsl/decode_chunks.wgsl");
+const ROUND_F16: &str = include_str!("../wgsl/round_f16.wgsl");
 
 /// A kernel entry point (one WGSL file, entry `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -405,8 +406,8 @@ impl ShaderVariant {
                 DECODE_CHUNKS,
             ],
             KernelEntry::VectorReduce => &[SPLIT_COMBINE],
-            KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16],
-            KernelEntry::VectorCoopTeams => &[SPLIT_PARTIAL, DECODE_QUERY],
+            KernelEntry::VectorCoop => &[SPLIT_PARTIAL, DECODE_QUERY, COOP_WORD_F16, ROUND_F16],
+            KernelEntry::VectorCoopTeams => &[SPLIT_PARTIAL, DECODE_QUERY, ROUND_F16],
             _ => &[],
         };
         if let Some((declaration, pieces)) = self.entry.partial_declaration() {

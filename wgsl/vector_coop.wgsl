@@ -142,15 +142,6 @@ fn row_sum(x: f32) -> f32 {
     return s;
 }
 
-// Non-negative finite `x` rounded to f16's 11 significant bits (to nearest, ties to even), as
-// f32: exactly f16(x) where that is normal (P <= 2^RESCALE_LOG2; below 2^-14, where f16 keeps
-// fewer bits, the two differ by under 2^-25, against row sums of at least 1).
-fn round_f16(x: vec4<f32>) -> vec4<f32> {
-    let b = bitcast<vec4<u32>>(x);
-    let r = (b + vec4<u32>(0xfffu) + ((b >> vec4<u32>(13u)) & vec4<u32>(1u))) & vec4<u32>(0xffffe000u);
-    return bitcast<vec4<f32>>(r);
-}
-
 // acc + the Q fragment at `qa` (reloaded every tile: held in registers, Q's fragments took the
 // kernel to 132 registers, one 256-thread workgroup an SM on the H200; reloaded, 116, at the same
 // speed: sweeps 12-13) times the K^T fragment of head dims dd and key fragment kf.

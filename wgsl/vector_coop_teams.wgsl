@@ -78,15 +78,6 @@ fn query_vector(kv_head: u32, qv0: u32, r: u32) -> QueryVector {
     return query_vector_of(kv_head, qv0, r, RQ);
 }
 
-// Non-negative finite `x` rounded to f16's 11 significant bits (to nearest, ties to even), as f32
-// (P <= 2^RESCALE_LOG2; below f16's normal range the two differ by under 2^-25, against row
-// sums of at least 1). On the bits: the NVIDIA compiler took f32(f16(x)) for x.
-fn round_f16(x: vec4<f32>) -> vec4<f32> {
-    let b = bitcast<vec4<u32>>(x);
-    let r = (b + vec4<u32>(0xfffu) + ((b >> vec4<u32>(13u)) & vec4<u32>(1u))) & vec4<u32>(0xffffe000u);
-    return bitcast<vec4<f32>>(r);
-}
-
 // A lane's share of a block's 16 rows of K or V: 8-byte words lane + 32 n (n < dims / 8) of the
 // rows' words (dims / 4 a row; d128: row n, word `lane`).
 struct Rows {

@@ -1040,6 +1040,19 @@ fn coop_team_tiles(
     })
 }
 
+/// The cooperative-matrix header of both decode kernels on fragments: 16x16, Q's and O's
+/// fragments by the head dims (neither stages in parts or splits f32).
+fn decode_coop_header(desc: &AttentionDesc) -> CoopHeader {
+    CoopHeader {
+        frag: MATRIX_FRAG,
+        q_frags: desc.head_dim / MATRIX_FRAG,
+        o_frags: desc.v_head_dim / MATRIX_FRAG,
+        q_parts: 1,
+        word_staging: false,
+        split: false,
+    }
+}
+
 /// The split pass of the cooperative-matrix subgroup kernel. `ablate`: the split pass's
 /// profiling bits (see [`plan`]).
 fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
@@ -1047,14 +1060,7 @@ fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> Shad
         entry: KernelEntry::VectorCoopTeams,
         dtype: desc.dtype,
         stage: desc.dtype,
-        coop: Some(CoopHeader {
-            frag: MATRIX_FRAG,
-            q_frags: desc.head_dim / MATRIX_FRAG,
-            o_frags: desc.v_head_dim / MATRIX_FRAG,
-            q_parts: 1,
-            word_staging: false,
-            split: false,
-        }),
+        coop: Some(decode_coop_header(desc)),
         constants: vec![
             ("RQ", t.rows),
             ("HEAD_DIM", desc.head_dim),
@@ -1080,14 +1086,7 @@ fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderV
         entry: KernelEntry::VectorCoop,
         dtype: desc.dtype,
         stage: desc.dtype,
-        coop: Some(CoopHeader {
-            frag: MATRIX_FRAG,
-            q_frags: desc.head_dim / MATRIX_FRAG,
-            o_frags: desc.v_head_dim / MATRIX_FRAG,
-            q_parts: 1,
-            word_staging: false,
-            split: false,
-        }),
+        coop: Some(decode_coop_header(desc)),
         constants: vec![
             ("RQ", t.rows),
             ("HEAD_DIM", desc.head_dim),
