@@ -348,13 +348,22 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
         let (dispatches, scratch_bytes) = vector::plan(caps, desc, &tiles)?;
         let reason = match (tiles.matrix, desc.kv_len <= vector::MATRIX_MAX_KV_LEN) {
             // The cooperative-matrix subgroup kernel.
-            (true, _) if tiles.team > 0 => format!(
-                "{reason}; cooperative matrices 16x16 listed by the adapter, {} query vectors a \
-                 KV head against kv_len {} >= {}",
-                desc.group_size() * desc.q_len,
-                desc.kv_len,
-                vector::COOP_TEAMS_MIN_KV_LEN
-            ),
+            (true, _) if tiles.team > 0 => {
+                let vectors = desc.group_size() * desc.q_len;
+                if vectors > 4 && desc.kv_len >= vector::COOP_TEAMS_MIN_KV_LEN {
+                    format!(
+                        "{reason}; cooperative matrices 16x16 listed by the adapter, {vectors} \
+                         query vectors a KV head against kv_len {} >= {}",
+                        desc.kv_len,
+                        vector::COOP_TEAMS_MIN_KV_LEN
+                    )
+                } else {
+                    // Only where knob `decode_ct=1` asks for it.
+                    format!(
+                        "{reason}; cooperative matrices 16x16 listed by the adapter (decode_ct=1)"
+                    )
+                }
+            }
             (true, true) => format!(
                 "{reason}; cooperative matrices 16x16 listed by the adapter, kv_len {} <= {}",
                 desc.kv_len,

@@ -1,8 +1,9 @@
 //! The decode kernel (q_len <= 32) against the f64 reference: q_len 1, 2, 8, 16 and 32, kv_len 1,
 //! 7, 1000 and 5000, GQA and MQA, masks, causal, strided KV caches, one and several KV splits, and the
 //! split and unsplit results agreeing with each other; on adapters that list 16x16 f16
-//! cooperative matrices, the decode kernel on them (f16 against short caches); on adapters with
-//! one fixed subgroup size, the subgroup decode kernel.
+//! cooperative matrices, the decode kernel on them (f16 against short caches, and past 4 query
+//! vectors a KV head against long ones with each subgroup streaming its own keys); on adapters
+//! with one fixed subgroup size, the subgroup decode kernel.
 
 mod common;
 

@@ -1334,6 +1334,18 @@ mod tests {
                 "{caps:?}"
             );
         }
+        // The plan says why.
+        let p = crate::planner::plan(
+            &nvidia,
+            &d(64, 8, 1, 65536, 128),
+            &crate::planner::PlanOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            p.to_string()
+                .contains("8 query vectors a KV head against kv_len 65536 >= 65536"),
+            "{p}"
+        );
         // Never merged in pass (the kernel writes partial results for the reduce pass only).
         let t = fit_tiles(&nvidia, &d(64, 8, 1, 131072, 128), None).unwrap();
         assert!(t.kv_splits > 1 && !merges_in_pass(&nvidia, &d(64, 8, 1, 131072, 128), &t));
