@@ -275,9 +275,9 @@ fn target_workgroups(caps: &Capabilities) -> u32 {
 /// `decode_ct` (0 or 1, see [`coop_teams_take`]), `decode_teams` (its subgroups a workgroup, 1
 /// to 16 where they fit) and `decode_ct_ahead=0` (each block's K and V rows asked for at its
 /// start, not a block ahead: on the H200 20% slower at 131072 keys, run 152) for the
-/// cooperative-matrix subgroup kernel; for all, `decode_short=0` (short caches split as longer ones: splits of at least 256 keys,
-/// not a workgroup a compute unit of at least 64, see `key_splits_for`) and
-/// `decode_min_split` (the fewest keys a split takes, 256).
+/// cooperative-matrix subgroup kernel; for all, `decode_short=0` (short caches split as longer
+/// ones: splits of at least 256 keys, not a workgroup a compute unit of at least 64, see
+/// `key_splits_for`) and `decode_min_split` (the fewest keys a split takes, 256).
 pub fn fit_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -1005,15 +1005,23 @@ fn coop_teams_fitting(
 }
 
 /// Tiles and splits of the cooperative-matrix subgroup kernel (see [`coop_teams_serve`]): up to
-/// 16 query vectors a workgroup, splits of whole team blocks. Knob `decode_teams` (2, 4, 8 or
-/// 16) sets its subgroups a workgroup.
+/// 16 query vectors a workgroup, splits of whole team blocks. Knob `decode_teams` (1 to 16, where
+/// they fit) sets its subgroups a workgroup.
 fn coop_team_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
     splits: Option<u32>,
 ) -> Result<VectorTiles> {
-    let teams = coop_teams_fitting(caps, desc, crate::tune::knob("decode_teams"))
-        .expect("coop_teams_serve checked that a workgroup fits");
+    // (Served only where 2 teams fit: `coop_teams_serve`.)
+    let teams =
+        coop_teams_fitting(caps, desc, crate::tune::knob("decode_teams")).ok_or_else(|| {
+            Error::limit(
+                "cooperative-matrix subgroup decode kernel workgroup memory",
+                coop_team_bytes(desc, 2) as u64,
+                "max_compute_workgroup_storage_size",
+                caps.max_workgroup_storage_bytes as u64,
+            )
+        })?;
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
     let (kv_splits, split_len) = key_splits_for(caps, desc, rows, COOP_TEAM_KEYS, splits)?;
     Ok(VectorTiles {
