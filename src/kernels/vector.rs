@@ -1048,28 +1048,36 @@ fn coop_team_tiles(
     })
 }
 
-/// The cooperative-matrix header of both decode kernels on fragments: 16x16, Q's and O's
-/// fragments by the head dims (neither stages in parts or splits f32).
-fn decode_coop_header(desc: &AttentionDesc) -> CoopHeader {
-    CoopHeader {
-        frag: MATRIX_FRAG,
-        q_frags: desc.head_dim / MATRIX_FRAG,
-        o_frags: desc.v_head_dim / MATRIX_FRAG,
-        q_parts: 1,
-        word_staging: false,
-        split: false,
+/// A split pass of the decode kernels on fragments (`entry`) with its `constants`: 16x16, Q's
+/// and O's fragments by the head dims (neither stages in parts or splits f32).
+fn coop_decode_variant(
+    entry: KernelEntry,
+    desc: &AttentionDesc,
+    constants: Vec<(&'static str, u32)>,
+) -> ShaderVariant {
+    ShaderVariant {
+        entry,
+        dtype: desc.dtype,
+        stage: desc.dtype,
+        coop: Some(CoopHeader {
+            frag: MATRIX_FRAG,
+            q_frags: desc.head_dim / MATRIX_FRAG,
+            o_frags: desc.v_head_dim / MATRIX_FRAG,
+            q_parts: 1,
+            word_staging: false,
+            split: false,
+        }),
+        constants,
     }
 }
 
 /// The split pass of the cooperative-matrix subgroup kernel. `ablate`: the split pass's
 /// profiling bits (see [`plan`]).
 fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
-    ShaderVariant {
-        entry: KernelEntry::VectorCoopTeams,
-        dtype: desc.dtype,
-        stage: desc.dtype,
-        coop: Some(decode_coop_header(desc)),
-        constants: vec![
+    coop_decode_variant(
+        KernelEntry::VectorCoopTeams,
+        desc,
+        vec![
             ("RQ", t.rows),
             ("HEAD_DIM", desc.head_dim),
             ("V_HEAD_DIM", desc.v_head_dim),
@@ -1083,19 +1091,17 @@ fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> Shad
             ("MASK_KIND", mask_kind(desc)),
             ("ABLATE", ablate & (128 | 1024 | 2048)),
         ],
-    }
+    )
 }
 
 /// The split pass of the cooperative-matrix decode kernel.
 /// `ablate`: the split pass's profiling bits (see [`plan`]).
 fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderVariant {
     let shape = MatrixShape::new(desc);
-    ShaderVariant {
-        entry: KernelEntry::VectorCoop,
-        dtype: desc.dtype,
-        stage: desc.dtype,
-        coop: Some(decode_coop_header(desc)),
-        constants: vec![
+    coop_decode_variant(
+        KernelEntry::VectorCoop,
+        desc,
+        vec![
             ("RQ", t.rows),
             ("HEAD_DIM", desc.head_dim),
             ("V_HEAD_DIM", desc.v_head_dim),
@@ -1110,7 +1116,7 @@ fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderV
             ("MASK_KIND", mask_kind(desc)),
             ("ABLATE", ablate),
         ],
-    }
+    )
 }
 
 /// Bytes of the split scratch: per split and query vector, `v_head_dim` outputs, a max and a sum
