@@ -1048,13 +1048,21 @@ fn coop_team_tiles(
     })
 }
 
-/// A split pass of the decode kernels on fragments (`entry`) with its `constants`: 16x16, Q's
-/// and O's fragments by the head dims (neither stages in parts or splits f32).
+/// A split pass of the decode kernels on fragments (`entry`) for `rows` query vectors a
+/// workgroup, with its `constants` after `RQ` and the head dims: 16x16, Q's and O's fragments by
+/// the head dims (neither stages in parts or splits f32).
 fn coop_decode_variant(
     entry: KernelEntry,
     desc: &AttentionDesc,
-    constants: Vec<(&'static str, u32)>,
+    rows: u32,
+    more: &[(&'static str, u32)],
 ) -> ShaderVariant {
+    let mut constants = vec![
+        ("RQ", rows),
+        ("HEAD_DIM", desc.head_dim),
+        ("V_HEAD_DIM", desc.v_head_dim),
+    ];
+    constants.extend_from_slice(more);
     ShaderVariant {
         entry,
         dtype: desc.dtype,
@@ -1077,10 +1085,8 @@ fn coop_team_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> Shad
     coop_decode_variant(
         KernelEntry::VectorCoopTeams,
         desc,
-        vec![
-            ("RQ", t.rows),
-            ("HEAD_DIM", desc.head_dim),
-            ("V_HEAD_DIM", desc.v_head_dim),
+        t.rows,
+        &[
             ("TEAMS", t.workgroup_size / t.team),
             ("KVD", desc.head_dim.max(desc.v_head_dim)),
             // Each block's rows asked for a block ahead (knob `decode_ct_ahead=0`: at its start).
@@ -1101,10 +1107,8 @@ fn matrix_variant(desc: &AttentionDesc, t: &VectorTiles, ablate: u32) -> ShaderV
     coop_decode_variant(
         KernelEntry::VectorCoop,
         desc,
-        vec![
-            ("RQ", t.rows),
-            ("HEAD_DIM", desc.head_dim),
-            ("V_HEAD_DIM", desc.v_head_dim),
+        t.rows,
+        &[
             ("NW", shape.subgroups),
             ("WG", shape.threads),
             ("BK", shape.keys),
