@@ -898,14 +898,34 @@ fn matrix_tiles(
     let shape = MatrixShape::new(desc);
     let (threads, keys) = (shape.threads, shape.keys);
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, keys, splits)?;
-    Ok(VectorTiles {
+    let splits = key_splits_for(caps, desc, rows, keys, splits)?;
+    Ok(fragment_tiles(
         rows,
-        block_k: keys,
-        workgroup_size: threads,
+        keys,
+        threads,
+        splits,
+        shape.workgroup_bytes(desc),
+    ))
+}
+
+/// Tiles of the decode kernels on fragments for `rows` query vectors a workgroup, tiles or
+/// workgroup strides of `block_k` keys, `(kv_splits, split_len)`, and the workgroup's threads and
+/// bytes; `team` 0 (the cooperative-matrix subgroup kernel sets it), none of the other decode
+/// kernels' choices.
+fn fragment_tiles(
+    rows: u32,
+    block_k: u32,
+    workgroup_size: u32,
+    (kv_splits, split_len): (u32, u32),
+    workgroup_bytes: u32,
+) -> VectorTiles {
+    VectorTiles {
+        rows,
+        block_k,
+        workgroup_size,
         kv_splits,
         split_len,
-        workgroup_bytes: shape.workgroup_bytes(desc),
+        workgroup_bytes,
         lanes_per_key: 0,
         key_groups: 0,
         merge_vec4s: 0,
@@ -920,7 +940,7 @@ fn matrix_tiles(
         merged: false,
         output_parts: 1,
         k_ahead: false,
-    })
+    }
 }
 
 /// Keys per team block of the cooperative-matrix subgroup kernel (`KB` of
@@ -1023,28 +1043,16 @@ fn coop_team_tiles(
             )
         })?;
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, COOP_TEAM_KEYS, splits)?;
+    let splits = key_splits_for(caps, desc, rows, COOP_TEAM_KEYS, splits)?;
     Ok(VectorTiles {
-        rows,
-        block_k: teams * COOP_TEAM_KEYS,
-        workgroup_size: 32 * teams,
-        kv_splits,
-        split_len,
-        workgroup_bytes: coop_team_bytes(desc, teams),
-        lanes_per_key: 0,
-        key_groups: 0,
-        merge_vec4s: 0,
-        early_v: false,
-        vectorized: true,
-        matrix: true,
-        k_ahead: false,
         team: 32,
-        scattered: false,
-        whole_lines: false,
-        clamped_v: false,
-        half_queries: false,
-        merged: false,
-        output_parts: 1,
+        ..fragment_tiles(
+            rows,
+            teams * COOP_TEAM_KEYS,
+            32 * teams,
+            splits,
+            coop_team_bytes(desc, teams),
+        )
     })
 }
 
