@@ -16,8 +16,9 @@
 // [split * split_len, (split + 1) * split_len). Team w takes the blocks at key_begin + (w + n *
 // TEAMS) * KB. Per block at key kb:
 //   1. K's 16 rows (rows past the split's end read as its last key's, excluded below), loaded in
-//      8-byte words (at d128 each load instruction of the team reads one row's 256 bytes), go to
-//      the team's slot of `kv_s`; S = Q K^T from Q's fragments (staged once) and K^T's, both
+//      8-byte words (at d128 each load instruction of the team reads one row's 256 bytes), go
+//      whole to the team's slot of `kv_s` (its slots hold 4-element words: fragments load
+//      from them with strides in words); S = Q K^T from Q's fragments (staged once) and K^T's, both
 //      from workgroup memory. (Fragments loaded straight from storage took 5.6x as long on the
 //      H200, even as cache hits: BENCHMARKS.md, thirty-third session, runs 149-150.) V's rows
 //      take K's place in the slot once S is out. With AHEAD (the host's default) each block's K
@@ -33,8 +34,8 @@
 // fragment at a time, the teams store it to their score slots and the workgroup adds them (each
 // rescaled to the rows' largest max) into the output (one split) or the split's unnormalised
 // output, max and sum (several; the reduce pass, wgsl/vector_reduce.wgsl, merges them).
-// On the H200 (d128) 179 registers; the host takes 4 teams a workgroup there (30.5 KB; 8 teams'
-// slots would pass 48 KB), two workgroups an SM.
+// On the H200 (d128) 178 registers; the host takes 4 teams a workgroup there (29.5 KB),
+// two workgroups an SM.
 
 override RQ: u32 = 8u;          // query vectors per workgroup, at most FRAG
 override HEAD_DIM: u32 = 128u;  // Q_FRAGS * FRAG (the header's Q_FRAGS)
@@ -46,10 +47,13 @@ override AHEAD: u32 = 0u;       // 1: each block's K and V rows asked for a bloc
 // softmax (P as left in the slot); 2048 O never rescaled.
 override ABLATE: u32 = 0u;
 const KB: u32 = 16u;            // keys per team block: one key fragment
-const PAD: u32 = 8u;            // f16 elements of padding per staged row (16 bytes)
-override KS: u32 = KVD + 8u;    // f16 elements per row of a team's K/V slot (KVD + PAD)
-const SS: u32 = 20u;            // floats per row of a team's score slot (16 bytes of padding)
-const PS: u32 = 24u;            // f16 elements per row of a team's P slot
+const PAD: u32 = 8u;            // f16 elements of padding per staged query row (16 bytes)
+// The teams' slots hold 4-element words (vec4), stored whole; fragments are loaded from them
+// with strides in words.
+override KW: u32 = KVD / 4u + 2u; // words per row of a team's K/V slot (16 bytes of padding)
+const SW: u32 = 4u;             // words (vec4<f32>) per row of a team's score slot (unpadded:
+                                // padded to 5, 6 teams took as long on the H200, run 156)
+const PW: u32 = 6u;             // words (vec4<f16>) per row of a team's P slot
 const RESCALE_LOG2: f32 = 8.0;  // P <= 2^8: well within f16
 
 @group(0) @binding(1) var<storage, read> q: array<elem>;
@@ -63,12 +67,12 @@ const RESCALE_LOG2: f32 = 8.0;  // P <= 2^8: well within f16
 
 // Q's 16 rows [row][dim] (zeros past RQ), f16.
 var<workgroup> q_s: array<stage, FRAG * (HEAD_DIM + PAD)>;
-// Each team's block of K [key][dim], then of V [key][dim] (they take turns).
-var<workgroup> kv_s: array<stage, TEAMS * KB * KS>;
-// Each team's scores [row][key] (at the end, one of its O fragments).
-var<workgroup> s_s: array<f32, TEAMS * FRAG * SS>;
-// Each team's P [row][key], f16.
-var<workgroup> p_s: array<stage, TEAMS * FRAG * PS>;
+// Each team's block of K [key][dim], then of V [key][dim] (they take turns), f16 in words of 4.
+var<workgroup> kv_s: array<vec4<stage>, TEAMS * KB * KW>;
+// Each team's scores [row][key] (at the end, one of its O fragments), in words of 4.
+var<workgroup> s_s: array<vec4<f32>, TEAMS * FRAG * SW>;
+// Each team's P [row][key], f16 in words of 4.
+var<workgroup> p_s: array<vec4<stage>, TEAMS * FRAG * PW>;
 // Each team's rows' max and sum of P.
 var<workgroup> m_s: array<f32, TEAMS * FRAG>;
 var<workgroup> l_s: array<f32, TEAMS * FRAG>;
@@ -141,14 +145,12 @@ fn load_rows(from_v: bool, lane: u32, head: u32, kb: u32, key_end: u32) -> Rows 
     return r;
 }
 
-// Word n of the lane's share into the team's K/V slot at `at` (rows of `dims`).
+// Word n of the lane's share into the team's K/V slot at word `at` (rows of `dims`): one 8-byte
+// store (the d128 rows' 32 lanes write 256 consecutive bytes; one f16 at a time, lanes l and
+// l + 16 met in a bank).
 fn put(x: vec4<f16>, n: u32, lane: u32, dims: u32, at: u32) {
     let e = lane + 32u * n;
-    let to = at + (e / (dims / 4u)) * KS + 4u * (e % (dims / 4u));
-    kv_s[to] = x.x;
-    kv_s[to + 1u] = x.y;
-    kv_s[to + 2u] = x.z;
-    kv_s[to + 3u] = x.w;
+    kv_s[at + (e / (dims / 4u)) * KW + e % (dims / 4u)] = x;
 }
 
 fn store_rows(r: Rows, from_v: bool, lane: u32, at: u32) {
@@ -172,41 +174,41 @@ fn store_rows(r: Rows, from_v: bool, lane: u32, at: u32) {
     if (n > 15u) { put(r.w15, 15u, lane, dims, at); }
 }
 
-// s + Q's fragment `d` (head dims d * FRAG ..) times K^T's, from the team's K slot at `at`.
+// s + Q's fragment `d` (head dims d * FRAG ..) times K^T's, from the team's K slot at word `at`.
 fn qk(s: frag_c, d: u32, at: u32) -> frag_c {
     let qa = coopLoadT<frag_a>(&q_s[d * FRAG], HEAD_DIM + PAD);
-    return coopMultiplyAdd(qa, coopLoad<frag_b>(&kv_s[at + d * FRAG], KS), s);
+    return coopMultiplyAdd(qa, coopLoad<frag_b>(&kv_s[at + d * (FRAG / 4u)], KW), s);
 }
 
-// o + P V for O fragment `n` (value dims n * FRAG ..), V from the team's slot at `at`.
+// o + P V for O fragment `n` (value dims n * FRAG ..), V from the team's slot at word `at`.
 fn pv(o: frag_c, pf: frag_a, n: u32, at: u32) -> frag_c {
-    return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at + n * FRAG], KS), o);
+    return coopMultiplyAdd(pf, coopLoadT<frag_b>(&kv_s[at + n * (FRAG / 4u)], KW), o);
 }
 
-// The 4 scores from `at` in the team's slot of keys key0 .. key0 + 3, masked: EXCLUDED for an
-// invalid row and keys outside [kb, key_end).
-fn masked4(at: u32, qv: QueryVector, b: u32, key0: u32, kb: u32, key_end: u32) -> vec4<f32> {
+// The 4 scores `s` of keys key0 .. key0 + 3, masked: EXCLUDED for an invalid row and keys
+// outside [kb, key_end).
+fn masked4(s: vec4<f32>, qv: QueryVector, b: u32, key0: u32, kb: u32, key_end: u32) -> vec4<f32> {
     var x = vec4<f32>(EXCLUDED);
     for (var c = 0u; c < 4u; c++) {
         let key = key0 + c;
         if (qv.valid && key >= kb && key < key_end) {
-            x[c] = masked_score(s_s[at + c], b, qv.h, qv.i, key);
+            x[c] = masked_score(s[c], b, qv.h, qv.i, key);
         }
     }
     return x;
 }
 
-// An O fragment with each row multiplied by its lanes' `alpha`, through the team's slot at `at`
-// (lane: row `sr`, columns sc .. sc + 7).
+// An O fragment with each row multiplied by its lanes' `alpha`, through the team's slot at word
+// `at` (lane: row `sr`, columns sc .. sc + 7).
 fn rescaled(o: frag_c, at: u32, sr: u32, sc: u32, alpha: f32) -> frag_c {
     subgroupBarrier(); // every lane's scores read
-    coopStoreT(o, &s_s[at], SS);
+    coopStoreT(o, &s_s[at], SW);
     subgroupBarrier();
-    for (var c = 0u; c < 8u; c++) {
-        s_s[at + sr * SS + sc + c] *= alpha;
-    }
+    let w = at + sr * SW + sc / 4u;
+    s_s[w] *= alpha;
+    s_s[w + 1u] *= alpha;
     subgroupBarrier();
-    let r = coopLoadT<frag_c>(&s_s[at], SS);
+    let r = coopLoadT<frag_c>(&s_s[at], SW);
     subgroupBarrier();
     return r;
 }
@@ -231,7 +233,7 @@ fn merge_frag(n: u32, t: u32, kv_head: u32, qv0: u32, b: u32, split: u32) {
         for (var w = 0u; w < TEAMS; w++) {
             let a = exp2(m_s[w * FRAG + row] - m_all);
             l_all += a * l_s[w * FRAG + row];
-            o += a * s_s[w * FRAG * SS + row * SS + col];
+            o += a * s_s[(w * FRAG + row) * SW + col / 4u][col % 4u];
         }
         let c = n * FRAG + col;
         if (p.kv_splits == 1u) {
@@ -249,7 +251,7 @@ fn merge_frag(n: u32, t: u32, kv_head: u32, qv0: u32, b: u32, split: u32) {
 // The team's fragment `o` (O fragment `n`) stored to its slot at `at`, then merged with the
 // other teams' (`merge_frag`; workgroup barriers around it).
 fn merge_o(o: frag_c, n: u32, at: u32, t: u32, kv_head: u32, qv0: u32, b: u32, split: u32) {
-    coopStoreT(o, &s_s[at], SS);
+    coopStoreT(o, &s_s[at], SW);
     workgroupBarrier();
     merge_frag(n, t, kv_head, qv0, b, split);
     workgroupBarrier();
@@ -284,8 +286,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let sr = lane / 2u;
     let sc = (lane % 2u) * 8u;
     let sqv = query_vector(kv_head, dg.qv0, sr);
-    let s_at = team * FRAG * SS;
-    let p_at = team * FRAG * PS;
+    let s_at = team * FRAG * SW;
+    let p_at = team * FRAG * PW;
     var m = FLOOR; // the row's running max (log2 units), raised lazily
     var l = 0.0;   // this lane's share of the row's sum
     var o0 = frag_c();
@@ -297,7 +299,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var o6 = frag_c();
     var o7 = frag_c();
     let first = dg.key_begin + team * KB;
-    let kv_at = team * KB * KS;
+    let kv_at = team * KB * KW;
     let stride = TEAMS * KB;
     // With AHEAD, the first block's rows asked for before the loop (none where the team has no
     // block: `key_end` may be 0).
@@ -329,7 +331,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         if (Q_FRAGS > 5u) { s = qk(s, 5u, kv_at); }
         if (Q_FRAGS > 6u) { s = qk(s, 6u, kv_at); }
         if (Q_FRAGS > 7u) { s = qk(s, 7u, kv_at); }
-        coopStoreT(s, &s_s[s_at], SS);
+        coopStoreT(s, &s_s[s_at], SW);
         subgroupBarrier();
         // V's rows in K's place (every lane is past its K fragments); with AHEAD the next
         // block's asked for.
@@ -339,9 +341,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
         }
         if ((ABLATE & 1024u) == 0u) {
             // 2. The softmax of the lane's 8 keys.
-            let at = s_at + sr * SS + sc;
-            let xa = masked4(at, sqv, b, kb + sc, kb, key_end);
-            let xb = masked4(at + 4u, sqv, b, kb + sc + 4u, kb, key_end);
+            let at = s_at + sr * SW + sc / 4u;
+            let xa = masked4(s_s[at], sqv, b, kb + sc, kb, key_end);
+            let xb = masked4(s_s[at + 1u], sqv, b, kb + sc + 4u, kb, key_end);
             let mx = max(max(max(xa.x, xa.y), max(xa.z, xa.w)),
                          max(max(xb.x, xb.y), max(xb.z, xb.w)));
             let rm = max(mx, subgroupShuffleXor(mx, 1u));
@@ -366,15 +368,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             let pa = round_f16(exp2(xa - m));
             let pb = round_f16(exp2(xb - m));
             l += (pa.x + pa.y) + (pa.z + pa.w) + (pb.x + pb.y) + (pb.z + pb.w);
-            let pp = p_at + sr * PS + sc;
-            for (var c = 0u; c < 4u; c++) {
-                p_s[pp + c] = stage(pa[c]);
-                p_s[pp + 4u + c] = stage(pb[c]);
-            }
+            let pp = p_at + sr * PW + sc / 4u;
+            p_s[pp] = vec4<stage>(pa);
+            p_s[pp + 1u] = vec4<stage>(pb);
         }
         subgroupBarrier();
         // 3. O += P V.
-        let pf = coopLoadT<frag_a>(&p_s[p_at], PS);
+        let pf = coopLoadT<frag_a>(&p_s[p_at], PW);
         o0 = pv(o0, pf, 0u, kv_at);
         if (O_FRAGS > 1u) { o1 = pv(o1, pf, 1u, kv_at); }
         if (O_FRAGS > 2u) { o2 = pv(o2, pf, 2u, kv_at); }

@@ -993,14 +993,14 @@ pub fn coop_teams_serve(caps: &Capabilities, desc: &AttentionDesc) -> bool {
 }
 
 /// Workgroup memory of the cooperative-matrix subgroup kernel with `teams` subgroups: Q's 16
-/// rows (f16, padded), each team's K/V slot (16 padded rows of f16), score slot (16 x 20
+/// rows (f16, padded), each team's K/V slot (16 padded rows of f16), score slot (16 x 16
 /// floats) and P slot (16 x 24 f16), and its rows' max and sum.
 fn coop_team_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
     let kv_row = desc.head_dim.max(desc.v_head_dim) + MATRIX_PAD;
     2 * MATRIX_FRAG * (desc.head_dim + MATRIX_PAD)
         + teams
             * (2 * COOP_TEAM_KEYS * kv_row
-                + 4 * MATRIX_FRAG * 20
+                + 4 * MATRIX_FRAG * MATRIX_FRAG
                 + 2 * MATRIX_FRAG * 24
                 + 8 * MATRIX_FRAG)
 }
