@@ -409,7 +409,7 @@ fn cooperative_matrix_decode_where_listed() {
 /// The decode kernel on cooperative matrices with each subgroup streaming its own keys
 /// (`wgsl/vector_coop_teams.wgsl`), where the adapter lists 16x16 f16 fragments and 32-lane
 /// subgroups (the H200; skipped, and said so, elsewhere): f16 at d128, 6 to 16 query vectors a
-/// KV head (GQA, 2 query rows), long caches (the planner's: from 65536 keys) with a partial last
+/// KV head (GQA, 2 query rows), long caches (the planner's: from 16384 keys) with a partial last
 /// block, one or several splits, masks, causal, a KV-cache slice, batch 2, against the f64
 /// reference. Every case must plan it.
 #[test]

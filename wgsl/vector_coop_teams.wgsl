@@ -34,8 +34,9 @@
 // fragment at a time, the teams store it to their score slots and the workgroup adds them (each
 // rescaled to the rows' largest max) into the output (one split) or the split's unnormalised
 // output, max and sum (several; the reduce pass, wgsl/vector_reduce.wgsl, merges them).
-// On the H200 (d128) 178 registers; the host takes 4 teams a workgroup there (29.5 KB),
-// two workgroups an SM.
+// On the H200 (d128) 178 registers; the host takes as many teams a workgroup as fit (7 there,
+// 48256 bytes: one workgroup an SM) and one workgroup an SM (BENCHMARKS.md, thirty-fourth
+// session: 140.1 us at 131072 keys with 64/8 heads, against 182.7 with 4 teams and two).
 
 override RQ: u32 = 8u;          // query vectors per workgroup, at most FRAG
 override HEAD_DIM: u32 = 128u;  // Q_FRAGS * FRAG (the header's Q_FRAGS)

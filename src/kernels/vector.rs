@@ -756,11 +756,21 @@ fn key_splits_for(
     block_k: u32,
     splits: Option<u32>,
 ) -> Result<(u32, u32)> {
+    key_splits_aiming(desc, rows, block_k, splits, target_workgroups(caps))
+}
+
+/// [`key_splits_for`] with the splits aiming for `target` workgroups.
+fn key_splits_aiming(
+    desc: &AttentionDesc,
+    rows: u32,
+    block_k: u32,
+    splits: Option<u32>,
+    target: u32,
+) -> Result<(u32, u32)> {
     let short_caches = crate::tune::knob("decode_short") != Some(0);
     let base = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
     let min_keys = crate::tune::knob("decode_min_split").map_or(MIN_SPLIT_KEYS, |n| n.max(1));
     let max_splits = desc.kv_len.div_ceil(min_keys);
-    let target = target_workgroups(caps);
     let wanted = match splits {
         Some(0) => return Err(Error::invalid("decode_splits", 0, "must be at least 1")),
         Some(n) => n.min(desc.kv_len.div_ceil(block_k)),
@@ -948,17 +958,19 @@ fn fragment_tiles(
 const COOP_TEAM_KEYS: u32 = MATRIX_FRAG;
 
 /// The shortest cache [`coop_teams_take`] takes the cooperative-matrix subgroup kernel for.
-pub const COOP_TEAMS_MIN_KV_LEN: u32 = 65536;
+pub const COOP_TEAMS_MIN_KV_LEN: u32 = 16384;
 
 /// Whether the decode kernel runs `desc` on cooperative matrices with each subgroup streaming
 /// its own keys (`wgsl/vector_coop_teams.wgsl`): where it serves ([`coop_teams_serve`]), for
 /// more than 4 query vectors a KV head (the subgroup kernel takes at most 4 a workgroup, and
 /// reads K and V again for each 4) at head dims 128/128 against at least
-/// [`COOP_TEAMS_MIN_KV_LEN`] keys. On the H200 (BENCHMARKS.md, thirty-third session, run 152;
-/// f16, 4 copies of K and V, us a call in one pass), 64/8 heads (8 query vectors a KV head) at
-/// 16384 / 65536 / 131072 keys: 41.5 / 105.1 / 186.1 against the subgroup kernel's 34.4 / 110.3
-/// / 212.0; with 4 query vectors (32/8 heads) 38.4 / 101.4 / 182.5 against 24.8 / 68.2 / 125.9.
-/// Other head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it serves.
+/// [`COOP_TEAMS_MIN_KV_LEN`] keys. On the H200 (BENCHMARKS.md, thirty-fourth session, run 157;
+/// f16, 4 copies of K and V, us a call in one pass; 7 teams, one workgroup an SM) at 4096 /
+/// 8192 / 16384 / 32768 / 131072 keys: 64/8 heads (8 query vectors a KV head) 16.6 / 20.8 /
+/// 29.8 / 45.7 / 140.1 against the subgroup kernel's 14.8 / 21.4 / 34.5 / 59.7 / 212.0; 32/2
+/// heads (16) 14.4 / 15.9 / 19.5 / 23.8 / 49.6 against 9.2 / 13.1 / 21.9 / 35.2 / 107.8; with 4
+/// query vectors (32/8 heads) slower at every length (139.2 against 128.2 at 131072). Other
+/// head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it serves.
 pub fn coop_teams_take(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     match crate::tune::knob("decode_ct") {
         Some(0) => false,
@@ -1005,8 +1017,11 @@ fn coop_team_bytes(desc: &AttentionDesc, teams: u32) -> u32 {
                 + 8 * MATRIX_FRAG)
 }
 
-/// The most subgroups a workgroup of the cooperative-matrix subgroup kernel takes (8, 4 or 2)
-/// within the adapter's limits, `wanted` where it fits.
+/// The most subgroups a workgroup of the cooperative-matrix subgroup kernel takes (8 down to 2)
+/// within the adapter's limits, `wanted` where it fits. On the H200 (d128: 7 fit in 48 KB;
+/// BENCHMARKS.md, thirty-fourth session, runs 155-157) more teams a workgroup were faster even
+/// where fewer workgroups then fit an SM: 64/8 heads, 131072 keys, 146.2 us with 7 teams, 154.4
+/// with 6 (one workgroup an SM by its 178 registers), 182.7 with 4 (two).
 fn coop_teams_fitting(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -1021,7 +1036,19 @@ fn coop_teams_fitting(
     };
     wanted
         .filter(|&n| (1..=16).contains(&n) && fits(n))
-        .or_else(|| [8, 4, 2].into_iter().find(|&n| fits(n)))
+        .or_else(|| (2..=8).rev().find(|&n| fits(n)))
+}
+
+/// Workgroups the cooperative-matrix subgroup kernel's splits aim for: one a compute unit, half
+/// of [`target_workgroups`] (knob `decode_wgs` sets it). On the H200 (BENCHMARKS.md,
+/// thirty-fourth session, run 156; 64/8 heads, 6 teams, us a call in one pass) at 16384 / 65536
+/// / 131072 keys: 30.7 / 81.5 / 148.7 with 132 workgroups, 37.5 / 88.3 / 154.4 with 264, 49.8 /
+/// 104.0 / 168.5 with 528.
+fn coop_team_target(caps: &Capabilities) -> u32 {
+    match crate::tune::knob("decode_wgs") {
+        Some(n) => n.max(1),
+        None => (target_workgroups(caps) / 2).max(1),
+    }
 }
 
 /// Tiles and splits of the cooperative-matrix subgroup kernel (see [`coop_teams_serve`]): up to
@@ -1043,7 +1070,7 @@ fn coop_team_tiles(
             )
         })?;
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let splits = key_splits_for(caps, desc, rows, COOP_TEAM_KEYS, splits)?;
+    let splits = key_splits_aiming(desc, rows, COOP_TEAM_KEYS, splits, coop_team_target(caps))?;
     Ok(VectorTiles {
         team: 32,
         ..fragment_tiles(
@@ -1323,17 +1350,19 @@ mod tests {
             t.matrix && t.team > 0
         };
         // 8 and 16 query vectors a KV head (GQA 8, 2 query rows of GQA 4 and of GQA 8) from
-        // 65536 keys at d128, one workgroup of 4 teams for each KV head's split.
+        // 16384 keys at d128, one workgroup of 7 teams (as many as fit 48 KB) for each KV head's
+        // split, one workgroup an SM.
         for (hq, hkv, q_len, rows) in [(64, 8, 1, 8), (32, 8, 2, 8), (32, 2, 1, 16), (16, 2, 2, 16)]
         {
-            for kv in [65536, 131072] {
+            for kv in [16384, 65536, 131072] {
                 let desc = d(hq, hkv, q_len, kv, 128);
                 let t = fit_tiles(&nvidia, &desc, None).unwrap();
                 assert!(
                     t.matrix && t.team == 32,
                     "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
                 );
-                assert_eq!((t.rows, t.workgroup_size), (rows, 128), "{t:?}");
+                assert_eq!((t.rows, t.workgroup_size), (rows, 7 * 32), "{t:?}");
+                assert!(t.kv_splits * hkv <= 132, "{t:?}");
                 let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
                 assert_eq!(dispatches[0].variant.entry, KernelEntry::VectorCoopTeams);
                 assert_eq!(dispatches[0].workgroups, [t.kv_splits, hkv, 1], "{t:?}");
@@ -1344,7 +1373,7 @@ mod tests {
                 assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
             }
             // Shorter caches: the subgroup kernel.
-            let t = fit_tiles(&nvidia, &d(hq, hkv, q_len, 32768, 128), None).unwrap();
+            let t = fit_tiles(&nvidia, &d(hq, hkv, q_len, 8192, 128), None).unwrap();
             assert!(!t.matrix && t.team == 32, "{t:?}");
         }
         // Not for 4 query vectors or fewer, other head dims, f32, nor without 16x16 fragments.
@@ -1369,7 +1398,7 @@ mod tests {
         .unwrap();
         assert!(
             p.to_string()
-                .contains("8 query vectors a KV head against kv_len 65536 >= 65536"),
+                .contains("8 query vectors a KV head against kv_len 65536 >= 16384"),
             "{p}"
         );
         // Never merged in pass (the kernel writes partial results for the reduce pass only).
@@ -1443,12 +1472,17 @@ mod tests {
         // (16 query groups: 17 splits, 272 workgroups); the splits stay within the target, and
         // fill it where the keys allow.
         let caps = Capabilities::nvidia_vulkan();
-        let target = target_workgroups(&caps);
         for (hq, hkv, q_len) in [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)] {
             for kv in [16384, 65536, 131072] {
                 let desc = AttentionDesc::new(1, hq, hkv, q_len, kv, 128)
                     .with_dtype(crate::desc::DType::F16);
                 let t = fit_tiles(&caps, &desc, None).unwrap();
+                // (The cooperative-matrix subgroup kernel aims for one workgroup an SM.)
+                let target = if t.matrix && t.team > 0 {
+                    coop_team_target(&caps)
+                } else {
+                    target_workgroups(&caps)
+                };
                 let (dispatches, _) = plan(&caps, &desc, &t).unwrap();
                 let [x, y, z] = dispatches[0].workgroups;
                 let workgroups = x * y * z;
@@ -1785,12 +1819,11 @@ mod tests {
             assert_eq!(g.k_ahead, g.split_len > 8 * g.block_k, "{kv}: {g:?}");
             assert_eq!(g.k_ahead, kv >= 32768, "{kv}: {g:?}");
         }
-        // 64/8 heads take it from 16384 keys, 32/32 from 8192 (fewer splits a query group: 16
-        // and 8).
-        for (hq, hkv, from) in [(64, 8, 16384), (32, 32, 8192)] {
-            assert!(t(hq, hkv, 128, from, DType::F16).k_ahead, "{hq}/{hkv}");
-            assert!(!t(hq, hkv, 128, from / 2, DType::F16).k_ahead, "{hq}/{hkv}");
-        }
+        // 32/32 heads take it from 8192 keys (fewer splits a query group: 8). (64/8 heads, 16
+        // splits a query group, would from 16384: there the cooperative-matrix subgroup kernel
+        // takes them.)
+        assert!(t(32, 32, 128, 8192, DType::F16).k_ahead);
+        assert!(!t(32, 32, 128, 4096, DType::F16).k_ahead);
         // Never other head dims, nor f32, however long the splits.
         for (dim, dtype) in [(64, DType::F16), (256, DType::F16), (128, DType::F32)] {
             let g = t(32, 8, dim, 131072, dtype);
@@ -1844,7 +1877,7 @@ mod tests {
         assert_eq!(dispatches[1].variant.entry, KernelEntry::VectorReduce);
         // More than 4 query vectors a KV head: workgroups of 4, several a KV head; 5 to 8 against
         // short caches stay on the cooperative-matrix kernel.
-        for (q_len, kv) in [(2, 16384), (4, 4096), (8, 1024)] {
+        for (q_len, kv) in [(2, 8192), (4, 4096), (8, 1024)] {
             let t = fit_tiles(&nvidia, &d(q_len, kv, 128), None).unwrap();
             assert_eq!((t.team, t.rows), (32, 4), "{t:?}");
             let (dispatches, _) = plan(&nvidia, &d(q_len, kv, 128), &t).unwrap();
