@@ -18,8 +18,8 @@
 //   1. K's 16 rows (rows past the split's end read as its last key's, excluded below), loaded in
 //      8-byte words (at d128 each load instruction of the team reads one row's 256 bytes), go
 //      whole to the team's slot of `kv_s` (its slots hold 4-element words: fragments load
-//      from them with strides in words); S = Q K^T from Q's fragments (staged once) and K^T's, both
-//      from workgroup memory. (Fragments loaded straight from storage took 5.6x as long on the
+//      from them with strides in words); S = Q K^T from Q's fragments (staged once, then held
+//      in registers) and K^T's from the slot. (Fragments loaded straight from storage took 5.6x as long on the
 //      H200, even as cache hits: BENCHMARKS.md, thirty-third session, runs 149-150.) V's rows
 //      take K's place in the slot once S is out. With AHEAD (the host's default) each block's K
 //      and V rows are asked for a block ahead, the next block's K once this one's is stored and
@@ -34,7 +34,7 @@
 // fragment at a time, the teams store it to their score slots and the workgroup adds them (each
 // rescaled to the rows' largest max) into the output (one split) or the split's unnormalised
 // output, max and sum (several; the reduce pass, wgsl/vector_reduce.wgsl, merges them).
-// On the H200 (d128) 178 registers; the host takes as many teams a workgroup as fit (7 there,
+// On the H200 (d128) 212 registers; the host takes as many teams a workgroup as fit (7 there,
 // 48256 bytes: one workgroup an SM) and one workgroup an SM (BENCHMARKS.md, thirty-fourth
 // session: 140.1 us at 131072 keys with 64/8 heads, against 182.7 with 4 teams and two).
 
@@ -175,9 +175,14 @@ fn store_rows(r: Rows, from_v: bool, lane: u32, at: u32) {
     if (n > 15u) { put(r.w15, 15u, lane, dims, at); }
 }
 
-// s + Q's fragment `d` (head dims d * FRAG ..) times K^T's, from the team's K slot at word `at`.
-fn qk(s: frag_c, d: u32, at: u32) -> frag_c {
-    let qa = coopLoadT<frag_a>(&q_s[d * FRAG], HEAD_DIM + PAD);
+// Q's fragment `d` (head dims d * FRAG ..), from its staged rows.
+fn q_frag(d: u32) -> frag_a {
+    return coopLoadT<frag_a>(&q_s[d * FRAG], HEAD_DIM + PAD);
+}
+
+// s + Q's fragment `qa` (head dims d * FRAG ..) times K^T's, from the team's K slot at word
+// `at`.
+fn qk(s: frag_c, qa: frag_a, d: u32, at: u32) -> frag_c {
     return coopMultiplyAdd(qa, coopLoad<frag_b>(&kv_s[at + d * (FRAG / 4u)], KW), s);
 }
 
@@ -299,6 +304,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     var o5 = frag_c();
     var o6 = frag_c();
     var o7 = frag_c();
+    // Q's fragments, held in registers for the whole loop (1% faster on the H200 than loading
+    // them from workgroup memory for each block, BENCHMARKS.md, thirty-fourth session, runs
+    // 158-159; 212 registers, still one workgroup of 7 teams an SM).
+    var qa0 = q_frag(0u);
+    var qa1 = frag_a();
+    var qa2 = frag_a();
+    var qa3 = frag_a();
+    var qa4 = frag_a();
+    var qa5 = frag_a();
+    var qa6 = frag_a();
+    var qa7 = frag_a();
+    if (Q_FRAGS > 1u) { qa1 = q_frag(1u); }
+    if (Q_FRAGS > 2u) { qa2 = q_frag(2u); }
+    if (Q_FRAGS > 3u) { qa3 = q_frag(3u); }
+    if (Q_FRAGS > 4u) { qa4 = q_frag(4u); }
+    if (Q_FRAGS > 5u) { qa5 = q_frag(5u); }
+    if (Q_FRAGS > 6u) { qa6 = q_frag(6u); }
+    if (Q_FRAGS > 7u) { qa7 = q_frag(7u); }
     let first = dg.key_begin + team * KB;
     let kv_at = team * KB * KW;
     let stride = TEAMS * KB;
@@ -324,14 +347,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             vx = load_rows(true, lane, v_head, kb, key_end);
         }
         subgroupBarrier();
-        var s = qk(frag_c(), 0u, kv_at);
-        if (Q_FRAGS > 1u) { s = qk(s, 1u, kv_at); }
-        if (Q_FRAGS > 2u) { s = qk(s, 2u, kv_at); }
-        if (Q_FRAGS > 3u) { s = qk(s, 3u, kv_at); }
-        if (Q_FRAGS > 4u) { s = qk(s, 4u, kv_at); }
-        if (Q_FRAGS > 5u) { s = qk(s, 5u, kv_at); }
-        if (Q_FRAGS > 6u) { s = qk(s, 6u, kv_at); }
-        if (Q_FRAGS > 7u) { s = qk(s, 7u, kv_at); }
+        var s = qk(frag_c(), qa0, 0u, kv_at);
+        if (Q_FRAGS > 1u) { s = qk(s, qa1, 1u, kv_at); }
+        if (Q_FRAGS > 2u) { s = qk(s, qa2, 2u, kv_at); }
+        if (Q_FRAGS > 3u) { s = qk(s, qa3, 3u, kv_at); }
+        if (Q_FRAGS > 4u) { s = qk(s, qa4, 4u, kv_at); }
+        if (Q_FRAGS > 5u) { s = qk(s, qa5, 5u, kv_at); }
+        if (Q_FRAGS > 6u) { s = qk(s, qa6, 6u, kv_at); }
+        if (Q_FRAGS > 7u) { s = qk(s, qa7, 7u, kv_at); }
         coopStoreT(s, &s_s[s_at], SW);
         subgroupBarrier();
         // V's rows in K's place (every lane is past its K fragments); with AHEAD the next
