@@ -408,8 +408,8 @@ fn cooperative_matrix_decode_where_listed() {
 
 /// The decode kernel on cooperative matrices with each subgroup streaming its own keys
 /// (`wgsl/vector_coop_teams.wgsl`), where the adapter lists 16x16 f16 fragments and 32-lane
-/// subgroups (the H200; skipped, and said so, elsewhere): f16 at d128, 6 to 16 query vectors a
-/// KV head (GQA, 2 query rows), long caches (the planner's: from 16384 keys) with a partial last
+/// subgroups (the H200; skipped, and said so, elsewhere): f16 at d128 and d64, 6 to 16 query
+/// vectors a KV head (GQA, 2 query rows), long caches (the planner's: from 16384 keys) with a partial last
 /// block, one or several splits, masks, causal, a KV-cache slice, batch 2, against the f64
 /// reference. Every case must plan it.
 #[test]
@@ -425,12 +425,19 @@ fn cooperative_matrix_teams_decode_where_listed() {
         return;
     }
     let mut cases = Vec::new();
-    for (hq, hkv, q_len) in [(16, 2, 1), (12, 2, 1), (8, 1, 2), (32, 2, 1)] {
+    for (hq, hkv, q_len, dim) in [
+        (16, 2, 1, 128),
+        (12, 2, 1, 128),
+        (8, 1, 2, 128),
+        (32, 2, 1, 128),
+        (16, 2, 1, 64),
+        (32, 2, 1, 64),
+    ] {
         for kv_len in [long, long + 4321] {
             for splits in [None, Some(1), Some(3)] {
                 let desc =
-                    AttentionDesc::new(1, hq, hkv, q_len, kv_len, 128).with_dtype(DType::F16);
-                let name = format!("q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}");
+                    AttentionDesc::new(1, hq, hkv, q_len, kv_len, dim).with_dtype(DType::F16);
+                let name = format!("d{dim} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}");
                 cases.push(case(name, desc, splits, Inputs::Normal));
             }
         }

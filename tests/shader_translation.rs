@@ -46,7 +46,7 @@ fn shapes() -> Vec<AttentionDesc> {
         out.push(base.clone().transposed().with_v_head_dim(32));
         out.push(AttentionDesc::new(1, 32, 8, 8, 65536, 128).with_dtype(dtype));
         // 8 query vectors a KV head against a long cache (the cooperative-matrix subgroup
-        // kernel where 16x16 f16 fragments are listed), with each mask.
+        // kernel where 16x16 f16 fragments are listed), with each mask; 16 at d64.
         let long = AttentionDesc::new(1, 8, 1, 1, 65536, 128).with_dtype(dtype);
         out.push(long.clone());
         for mask in [
@@ -56,6 +56,7 @@ fn shapes() -> Vec<AttentionDesc> {
         ] {
             out.push(long.clone().with_mask(mask));
         }
+        out.push(AttentionDesc::new(1, 16, 1, 1, 16384, 64).with_dtype(dtype));
         // A long cache for one query row (the subgroup kernel's loads a block ahead at d128).
         out.push(AttentionDesc::new(1, 32, 8, 1, 131072, 128).with_dtype(dtype));
         // A short cache at d128 with V of 64 (8-lane subgroups take d128 only so): the subgroup

@@ -963,14 +963,17 @@ pub const COOP_TEAMS_MIN_KV_LEN: u32 = 16384;
 /// Whether the decode kernel runs `desc` on cooperative matrices with each subgroup streaming
 /// its own keys (`wgsl/vector_coop_teams.wgsl`): where it serves ([`coop_teams_serve`]), for
 /// more than 4 query vectors a KV head (the subgroup kernel takes at most 4 a workgroup, and
-/// reads K and V again for each 4) at head dims 128/128 against at least
+/// reads K and V again for each 4) at head dims 64/64 and 128/128 against at least
 /// [`COOP_TEAMS_MIN_KV_LEN`] keys. On the H200 (BENCHMARKS.md, thirty-fourth session, run 157;
 /// f16, 4 copies of K and V, us a call in one pass; 7 teams, one workgroup an SM) at 4096 /
 /// 8192 / 16384 / 32768 / 131072 keys: 64/8 heads (8 query vectors a KV head) 16.6 / 20.8 /
 /// 29.8 / 45.7 / 140.1 against the subgroup kernel's 14.8 / 21.4 / 34.5 / 59.7 / 212.0; 32/2
 /// heads (16) 14.4 / 15.9 / 19.5 / 23.8 / 49.6 against 9.2 / 13.1 / 21.9 / 35.2 / 107.8; with 4
-/// query vectors (32/8 heads) slower at every length (139.2 against 128.2 at 131072). Other
-/// head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it serves.
+/// query vectors (32/8 heads) slower at every length (139.2 against 128.2 at 131072). At d64
+/// (run 161, 8 teams) 64/8 heads 9.7 / 13.8 / 19.5 / 29.2 / 85.8 against 11.3 / 14.0 / 21.5 /
+/// 34.9 / 113.6, 32/2 heads 9.0 / 10.0 / 10.5 / 14.6 / 31.0 against 7.5 / 10.2 / 14.1 / 21.1 /
+/// 59.1. Other head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it
+/// serves.
 pub fn coop_teams_take(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     match crate::tune::knob("decode_ct") {
         Some(0) => false,
@@ -978,8 +981,8 @@ pub fn coop_teams_take(caps: &Capabilities, desc: &AttentionDesc) -> bool {
         None => {
             coop_teams_serve(caps, desc)
                 && desc.group_size() * desc.q_len > 4
-                && desc.head_dim == 128
-                && desc.v_head_dim == 128
+                && matches!(desc.head_dim, 64 | 128)
+                && desc.v_head_dim == desc.head_dim
                 && desc.kv_len >= COOP_TEAMS_MIN_KV_LEN
         }
     }
@@ -1376,11 +1379,21 @@ mod tests {
             let t = fit_tiles(&nvidia, &d(hq, hkv, q_len, 8192, 128), None).unwrap();
             assert!(!t.matrix && t.team == 32, "{t:?}");
         }
+        // d64 too, 8 teams (36096 bytes).
+        let t = fit_tiles(&nvidia, &d(64, 8, 1, 16384, 64), None).unwrap();
+        assert!(
+            t.matrix && t.team == 32 && t.workgroup_size == 8 * 32,
+            "{t:?}"
+        );
         // Not for 4 query vectors or fewer, other head dims, f32, nor without 16x16 fragments.
         assert!(!coop_teams(&nvidia, &d(32, 8, 1, 131072, 128)));
         assert!(!coop_teams(&nvidia, &d(32, 32, 1, 131072, 128)));
-        assert!(!coop_teams(&nvidia, &d(64, 8, 1, 131072, 64)));
+        assert!(!coop_teams(&nvidia, &d(64, 8, 1, 131072, 96)));
         assert!(!coop_teams(&nvidia, &d(64, 8, 1, 131072, 256)));
+        assert!(!coop_teams(
+            &nvidia,
+            &d(64, 8, 1, 131072, 128).with_v_head_dim(64)
+        ));
         let f32_desc = d(64, 8, 1, 131072, 128).with_dtype(DType::F32);
         assert!(!coop_teams(&nvidia, &f32_desc));
         for caps in [Capabilities::apple_m_series(), Capabilities::lavapipe()] {
