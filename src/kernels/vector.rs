@@ -1379,6 +1379,12 @@ mod tests {
             let t = fit_tiles(&nvidia, &d(hq, hkv, q_len, 8192, 128), None).unwrap();
             assert!(!t.matrix && t.team == 32, "{t:?}");
         }
+        // 32 query vectors a KV head: two workgroups of 16 for each split.
+        let desc = d(64, 2, 1, 65536, 128);
+        let t = fit_tiles(&nvidia, &desc, None).unwrap();
+        assert!(t.matrix && t.team == 32 && t.rows == 16, "{t:?}");
+        let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
+        assert_eq!(dispatches[0].workgroups, [t.kv_splits, 2 * 2, 1], "{t:?}");
         // d64 too, 8 teams (36096 bytes).
         let t = fit_tiles(&nvidia, &d(64, 8, 1, 16384, 64), None).unwrap();
         assert!(
