@@ -409,9 +409,9 @@ fn cooperative_matrix_decode_where_listed() {
 /// The decode kernel on cooperative matrices with each subgroup streaming its own keys
 /// (`wgsl/vector_coop_teams.wgsl`), where the adapter lists 16x16 f16 fragments and 32-lane
 /// subgroups (the H200; skipped, and said so, elsewhere): f16 at d128 and d64, 6 to 32 query
-/// vectors a KV head (GQA, 2 query rows; 32 in two workgroups of 16), long caches (the planner's: from 16384 keys) with a partial last
-/// block, one or several splits, masks, causal, a KV-cache slice, batch 2, against the f64
-/// reference. Every case must plan it.
+/// vectors a KV head (GQA, 2 query rows; 32 in two workgroups of 16), long caches (the planner's:
+/// from 16384 keys) with a partial last block, one or several splits, masks, causal, a KV-cache
+/// slice, batch 2, against the f64 reference. Every case must plan it.
 #[test]
 fn cooperative_matrix_teams_decode_where_listed() {
     let Some(ctx) = ctx() else { return };
