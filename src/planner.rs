@@ -350,7 +350,7 @@ pub fn plan(caps: &Capabilities, desc: &AttentionDesc, options: &PlanOptions) ->
             // The cooperative-matrix subgroup kernel.
             (true, _) if tiles.team > 0 => {
                 let vectors = desc.group_size() * desc.q_len;
-                if vectors > 4 && desc.kv_len >= vector::COOP_TEAMS_MIN_KV_LEN {
+                if vector::coop_teams_rule(caps, desc) {
                     format!(
                         "{reason}; cooperative matrices 16x16 listed by the adapter, {vectors} \
                          query vectors a KV head against kv_len {} >= {}",

@@ -973,19 +973,24 @@ pub const COOP_TEAMS_MIN_KV_LEN: u32 = 16384;
 /// (run 161, 8 teams) 64/8 heads 9.7 / 13.8 / 19.5 / 29.2 / 85.8 against 11.3 / 14.0 / 21.5 /
 /// 34.9 / 113.6, 32/2 heads 9.0 / 10.0 / 10.5 / 14.6 / 31.0 against 7.5 / 10.2 / 14.1 / 21.1 /
 /// 59.1. Other head dims are not measured. Knob `decode_ct` (0 or 1): never, or wherever it
-/// serves.
+/// serves; without it, where [`coop_teams_rule`] holds.
 pub fn coop_teams_take(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     match crate::tune::knob("decode_ct") {
         Some(0) => false,
         Some(_) => coop_teams_serve(caps, desc),
-        None => {
-            coop_teams_serve(caps, desc)
-                && desc.group_size() * desc.q_len > 4
-                && matches!(desc.head_dim, 64 | 128)
-                && desc.v_head_dim == desc.head_dim
-                && desc.kv_len >= COOP_TEAMS_MIN_KV_LEN
-        }
+        None => coop_teams_rule(caps, desc),
     }
+}
+
+/// The planner's rule for the cooperative-matrix subgroup kernel (see [`coop_teams_take`]):
+/// where it serves, more than 4 query vectors a KV head at head dims 64/64 or 128/128 against at
+/// least [`COOP_TEAMS_MIN_KV_LEN`] keys.
+pub fn coop_teams_rule(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    coop_teams_serve(caps, desc)
+        && desc.group_size() * desc.q_len > 4
+        && matches!(desc.head_dim, 64 | 128)
+        && desc.v_head_dim == desc.head_dim
+        && desc.kv_len >= COOP_TEAMS_MIN_KV_LEN
 }
 
 /// Whether the cooperative-matrix subgroup kernel serves `desc` on an adapter with `caps`: f16
