@@ -603,6 +603,18 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             Inputs::Uniform,
         ));
     }
+    // f32 on 16 teams a workgroup where the adapter takes them (from 8192 keys, `wide_teams`).
+    let f32_wide = AttentionDesc::new(1, 8, 2, 1, 8192 + 77, 128);
+    if wgpu_sdpa::kernels::vector::wide_teams(caps, &f32_wide) {
+        for splits in [None, Some(3)] {
+            cases.push(case(
+                format!("f32 d128 kv{} 8/2 {splits:?}", f32_wide.kv_len),
+                f32_wide.clone(),
+                splits,
+                Inputs::Normal,
+            ));
+        }
+    }
     // Every case of 3 splits with the reduce pass, and again with the splits merged in the split
     // pass where the adapter allows it (`merges_in_pass`): both endings on one adapter. (The
     // other cases take the planner's choice.)
@@ -627,7 +639,12 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let ahead = std::cell::Cell::new(0);
     let half_queries = std::cell::Cell::new(0);
     let merged = std::cell::Cell::new(0);
+    let wide = std::cell::Cell::new(0);
+    let wide_size = wgpu_sdpa::kernels::vector::WIDE_TEAMS * caps.subgroup_min_size;
     assert_cases_on(ctx, &cases, 2000, |k| {
+        wide.set(
+            wide.get() + matches!(k, Kernel::Vector(t) if t.workgroup_size == wide_size) as u32,
+        );
         scattered.set(scattered.get() + matches!(k, Kernel::Vector(t) if t.scattered) as u32);
         whole_lines.set(whole_lines.get() + matches!(k, Kernel::Vector(t) if t.whole_lines) as u32);
         clamped_v.set(clamped_v.get() + matches!(k, Kernel::Vector(t) if t.clamped_v) as u32);
@@ -674,10 +691,22 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     } else {
         println!("SKIPPED: the splits merged in the split pass (Vulkan with @coherent storage)");
     }
+    // 16 teams a workgroup (discrete GPUs, d128, f16 at 5000 keys, few query groups of 4
+    // query vectors: `wide_teams`).
+    let probe = AttentionDesc::new(1, 8, 2, 1, 5000, 128).with_dtype(DType::F16);
+    if dtypes().contains(&DType::F16)
+        && shapes.contains(&(128, 128))
+        && wgpu_sdpa::kernels::vector::wide_teams(caps, &probe)
+    {
+        assert!(wide.get() > 0, "no case ran 16 teams a workgroup");
+    } else {
+        println!("SKIPPED: 16 teams a workgroup (discrete GPUs through Vulkan, d128, f16)");
+    }
     eprintln!(
         "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
          scattered scores ({} reading K in whole lines, {} of them clamping V), {} loading a \
-         block ahead, {} staging the queries as f16, {} with the splits merged in the split pass",
+         block ahead, {} staging the queries as f16, {} with the splits merged in the split \
+         pass, {} with 16 teams a workgroup",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
@@ -685,7 +714,8 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         clamped_v.get(),
         ahead.get(),
         half_queries.get(),
-        merged.get()
+        merged.get(),
+        wide.get()
     );
 }
 

@@ -615,7 +615,67 @@ pub fn loads_ahead(desc: &AttentionDesc, split_len: u32, block_k: u32) -> bool {
     }
 }
 
-/// Tiles and splits of the subgroup decode kernel (see [`team_serves`]).
+/// Teams a workgroup of the subgroup decode kernel where [`wide_teams`] takes them.
+pub const WIDE_TEAMS: u32 = 16;
+
+/// The caches (keys) for which [`wide_teams`] takes [`WIDE_TEAMS`] teams a workgroup: where the
+/// H200 ran them faster by every clock (BENCHMARKS.md, thirty-fifth session, run 166), 4096 to
+/// 8192 keys for f16 and 8192 to 32768 for f32.
+pub fn wide_teams_kv_len(dtype: crate::desc::DType) -> std::ops::RangeInclusive<u32> {
+    match dtype {
+        crate::desc::DType::F16 => 4096..=8192,
+        crate::desc::DType::F32 => 8192..=32768,
+    }
+}
+
+/// Whether the subgroup decode kernel runs [`WIDE_TEAMS`] (16) teams a workgroup, its teams'
+/// outputs in one part, and its splits aiming for one workgroup a compute unit (half as many,
+/// each twice as long, as with [`TEAMS`]): on discrete GPUs through Vulkan with `@coherent`
+/// storage (the splits merged in pass, see [`merges_in_pass`]), at head dims 128/128, 4 query
+/// vectors a workgroup, for caches of [`wide_teams_kv_len`] keys, where the workgroup fits the
+/// adapter's limits and the query groups are few enough that [`TEAMS`] teams would take at least
+/// 32 splits a group (their merge in pass then takes 5 rounds of a thread's loads where 16
+/// teams with half the splits take 1).
+///
+/// On the H200 (BENCHMARKS.md, thirty-fifth session, runs 164-166; 4 copies of K and V, both
+/// 128 registers, one workgroup an SM with 16 teams and two with 8), 32/8 heads at d128 f16 in
+/// one pass took 11.2 / 15.6 / 24.3 / 38.9 us at 4096 / 8192 / 16384 / 32768 keys against 11.7
+/// / 15.8 / 24.9 / 39.4 with 8 teams (run 166); but with a compute pass a call (as
+/// `Attention::encode` records, timed per call or back to back) 16 teams were 1-2% faster at
+/// 4096 and 8192 keys and 1-3% slower at 16384 and 32768 (not understood). f32 was faster by
+/// every clock at 8192 to 32768 keys (2-5%), the same at 4096. At 131072 keys 16 splits a group
+/// leave 4 of 132 SMs idle (3% slower on one machine), at 2048 slower (8.1 us against 7.4 with
+/// 16 splits of 128 keys). Slower with more query groups (64/16 heads, batch 2: 3-5% from 32768
+/// keys; batch 4: 2-6%), with one query vector a workgroup (8/8 heads: 5% at 4096 and 8192
+/// keys), at d64 at 4096 keys. Knob `decode_wide` (0 or 1): never, or wherever the workgroup
+/// fits.
+pub fn wide_teams(caps: &Capabilities, desc: &AttentionDesc) -> bool {
+    let team = caps.subgroup_min_size;
+    let fits = WIDE_TEAMS * team
+        <= caps
+            .max_invocations_per_workgroup
+            .min(caps.max_workgroup_size_x)
+        && team_workgroup_bytes(desc, WIDE_TEAMS, 1, false) + MERGE_FLAG_BYTES
+            <= caps.max_workgroup_storage_bytes;
+    let rows = (desc.group_size() * desc.q_len).min(4);
+    let query_groups = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
+    match crate::tune::knob("decode_wide") {
+        Some(n) => fits && n == 1,
+        None => {
+            fits && caps.device_type == wgpu::DeviceType::DiscreteGpu
+                && caps.backend == wgpu::Backend::Vulkan
+                && caps.coherent_storage
+                && desc.head_dim == 128
+                && desc.v_head_dim == 128
+                && rows == 4
+                && wide_teams_kv_len(desc.dtype).contains(&desc.kv_len)
+                && target_workgroups(caps) / query_groups.max(1) >= 32
+        }
+    }
+}
+
+/// Tiles and splits of the subgroup decode kernel (see [`team_serves`]): [`TEAMS`] teams a
+/// workgroup, or [`WIDE_TEAMS`] where [`wide_teams`] takes them.
 fn team_tiles(
     caps: &Capabilities,
     desc: &AttentionDesc,
@@ -625,9 +685,12 @@ fn team_tiles(
     let (lanes_per_key, keys) = team_shape(desc, team).expect("team_serves checked the shape");
     // At most 4 query vectors a workgroup: a KV head with more takes several.
     let rows = (desc.group_size() * desc.q_len).min(4);
+    let wide = wide_teams(caps, desc);
     let teams = crate::tune::knob("decode_teams")
         .filter(|&n| [2, 4, 8, 16].contains(&n) && teams_fit(caps, desc, n, team))
-        .unwrap_or(TEAMS);
+        .unwrap_or(if wide { WIDE_TEAMS } else { TEAMS });
+    // (Knob `decode_teams` may ask for other teams where the rule takes 16: then as with 8.)
+    let wide = wide && teams == WIDE_TEAMS;
     let block_k = teams * keys;
     // Splits of whole team blocks, not whole workgroup strides (a split's last stride may leave
     // some teams a block short): on the H200 33 splits of 504 keys at 16384 filled every slot
@@ -638,12 +701,21 @@ fn team_tiles(
     } else {
         keys
     };
-    let (kv_splits, split_len) = key_splits_for(caps, desc, rows, grain, splits)?;
+    let target = if wide {
+        unit_workgroups(caps)
+    } else {
+        target_workgroups(caps)
+    };
+    let (kv_splits, split_len) = key_splits_aiming(desc, rows, grain, splits, target)?;
     let scattered = scatters_scores(desc, rows, lanes_per_key);
     let whole_lines = reads_whole_lines(desc, team, lanes_per_key, scattered);
     let clamped_v = clamps_v_rows(whole_lines, split_len, block_k);
     let half_queries = stages_half_queries(desc, split_len, block_k);
-    let output_parts = team_output_parts(desc, teams);
+    let output_parts = if wide {
+        1
+    } else {
+        team_output_parts(desc, teams)
+    };
     Ok(VectorTiles {
         rows,
         block_k,
@@ -1047,12 +1119,13 @@ fn coop_teams_fitting(
         .or_else(|| (2..=8).rev().find(|&n| fits(n)))
 }
 
-/// Workgroups the cooperative-matrix subgroup kernel's splits aim for: one a compute unit, half
-/// of [`target_workgroups`] (knob `decode_wgs` sets it). On the H200 (BENCHMARKS.md,
-/// thirty-fourth session, run 156; 64/8 heads, 6 teams, us a call in one pass) at 16384 / 65536
-/// / 131072 keys: 30.7 / 81.5 / 148.7 with 132 workgroups, 37.5 / 88.3 / 154.4 with 264, 49.8 /
-/// 104.0 / 168.5 with 528.
-fn coop_team_target(caps: &Capabilities) -> u32 {
+/// Workgroups the splits aim for where a workgroup fills a compute unit (the cooperative-matrix
+/// subgroup kernel, and the subgroup kernel where [`wide_teams`] takes it): one a compute unit,
+/// half of [`target_workgroups`] (knob `decode_wgs` sets it). On the H200 (BENCHMARKS.md,
+/// thirty-fourth session, run 156; the cooperative-matrix kernel, 64/8 heads, 6 teams, us a call
+/// in one pass) at 16384 / 65536 / 131072 keys: 30.7 / 81.5 / 148.7 with 132 workgroups, 37.5 /
+/// 88.3 / 154.4 with 264, 49.8 / 104.0 / 168.5 with 528.
+fn unit_workgroups(caps: &Capabilities) -> u32 {
     match crate::tune::knob("decode_wgs") {
         Some(n) => n.max(1),
         None => (target_workgroups(caps) / 2).max(1),
@@ -1078,7 +1151,7 @@ fn coop_team_tiles(
             )
         })?;
     let rows = (desc.group_size() * desc.q_len).min(MATRIX_FRAG);
-    let splits = key_splits_aiming(desc, rows, COOP_TEAM_KEYS, splits, coop_team_target(caps))?;
+    let splits = key_splits_aiming(desc, rows, COOP_TEAM_KEYS, splits, unit_workgroups(caps))?;
     Ok(VectorTiles {
         team: 32,
         ..fragment_tiles(
@@ -1440,7 +1513,8 @@ mod tests {
     fn short_caches_split_for_one_workgroup_a_compute_unit() {
         // The subgroup kernel on the H200, 32/8 heads (8 query groups): below 4096 keys splits
         // of 256 keys left most SMs idle; the splits aim for 132 workgroups there, of at least
-        // 64 keys, and are as before from 4096 keys.
+        // 64 keys, and are as before from 4096 keys (where 16 teams a workgroup aim for 132
+        // workgroups too up to 8192, see `wide_teams`; 33 from 16384 with 8 teams).
         let caps = Capabilities::nvidia_vulkan();
         for (kv, splits) in [
             (64, 1),
@@ -1449,7 +1523,7 @@ mod tests {
             (1024, 16),
             (2048, 16),
             (4096, 16),
-            (8192, 32),
+            (8192, 16),
             (16384, 33),
         ] {
             let desc = AttentionDesc::new(1, 32, 8, 1, kv, 128).with_dtype(crate::desc::DType::F16);
@@ -1501,9 +1575,11 @@ mod tests {
                 let desc = AttentionDesc::new(1, hq, hkv, q_len, kv, 128)
                     .with_dtype(crate::desc::DType::F16);
                 let t = fit_tiles(&caps, &desc, None).unwrap();
-                // (The cooperative-matrix subgroup kernel aims for one workgroup an SM.)
-                let target = if t.matrix && t.team > 0 {
-                    coop_team_target(&caps)
+                // (The cooperative-matrix subgroup kernel, and the subgroup kernel with 16 teams,
+                // aim for one workgroup an SM.)
+                let wide = t.team > 0 && !t.matrix && t.workgroup_size == WIDE_TEAMS * t.team;
+                let target = if (t.matrix && t.team > 0) || wide {
+                    unit_workgroups(&caps)
                 } else {
                     target_workgroups(&caps)
                 };
@@ -1532,14 +1608,15 @@ mod tests {
     #[test]
     fn subgroup_outputs_go_in_halves_only_past_the_occupancy_budget() {
         // The H200 ran d256 two workgroups an SM only with its teams' outputs in halves (20.7
-        // KB); d64 and d128 fit in one part. Apple's 32 KB: d256 fits only in halves.
+        // KB); d64 and d128 fit in one part. Apple's 32 KB: d256 fits only in halves. (131072
+        // keys: 8 teams a workgroup, see `wide_teams`.)
         for caps in [
             Capabilities::nvidia_vulkan(),
             Capabilities::apple_m_series(),
         ] {
             for (d, parts) in [(64, 1), (128, 1), (256, 2)] {
                 let desc =
-                    AttentionDesc::new(1, 32, 8, 1, 16384, d).with_dtype(crate::desc::DType::F16);
+                    AttentionDesc::new(1, 32, 8, 1, 131072, d).with_dtype(crate::desc::DType::F16);
                 assert!(team_serves(&caps, &desc), "d{d} {caps:?}");
                 let t = fit_tiles(&caps, &desc, None).unwrap();
                 assert!(t.team > 0, "d{d}: {t:?}");
@@ -1805,10 +1882,11 @@ mod tests {
             let g = t(8, 128, kv, DType::F16);
             assert_eq!(g.half_queries, g.split_len <= 4 * g.block_k, "{kv}: {g:?}");
             assert_eq!(g.half_queries, kv <= 8192, "{kv}: {g:?}");
-            // Half the workgroup memory for the queries.
+            // Half the workgroup memory for the queries (16 teams from 4096 keys, see
+            // `wide_teams`).
             let full = team_workgroup_bytes(
                 &AttentionDesc::new(1, 32, 8, 1, kv, 128),
-                TEAMS,
+                g.workgroup_size / g.team,
                 g.output_parts,
                 false,
             );
@@ -1868,17 +1946,23 @@ mod tests {
                 let t = fit_tiles(&nvidia, &d(1, kv, dim), None).unwrap();
                 assert_eq!(t.team, 32, "{t:?}");
                 assert!(!t.matrix, "{t:?}");
-                // A lane reads at most 4 chunks of a K row; a block is TEAMS teams of keys.
+                // A lane reads at most 4 chunks of a K row; a block is TEAMS teams of keys (16
+                // at d128 from 4096 to 8192 keys, see `wide_teams`).
+                let teams = if dim == 128 && (4096..=8192).contains(&kv) {
+                    WIDE_TEAMS
+                } else {
+                    TEAMS
+                };
                 let lanes_per_key = (dim / 8).div_ceil(4);
                 assert_eq!(t.lanes_per_key, lanes_per_key);
-                assert_eq!(t.block_k, TEAMS * 32 / lanes_per_key);
-                assert_eq!(t.workgroup_size, TEAMS * 32);
+                assert_eq!(t.block_k, teams * 32 / lanes_per_key);
+                assert_eq!(t.workgroup_size, teams * 32);
                 // The teams' outputs in halves at d256 (see `team_output_parts`).
                 let parts = if dim == 256 { 2 } else { 1 };
                 assert_eq!(t.output_parts, parts, "{t:?}");
                 assert_eq!(
                     t.workgroup_bytes,
-                    team_workgroup_bytes(&d(1, kv, dim), TEAMS, parts, t.half_queries)
+                    team_workgroup_bytes(&d(1, kv, dim), teams, parts, t.half_queries)
                 );
                 // Splits of whole team blocks (a split's last stride may leave teams a block
                 // short).
@@ -1933,14 +2017,86 @@ mod tests {
             fit_tiles(&lavapipe, &d(1, 4096, 128), None).unwrap().team,
             0
         );
-        // The plan names it.
-        let p = crate::planner::plan(
-            &nvidia,
-            &d(1, 16384, 128),
-            &crate::planner::PlanOptions::default(),
-        )
-        .unwrap();
-        assert!(p.to_string().contains(" subgroups=8x32 "), "{p}");
+        // The plan names it, and its teams.
+        for (kv, teams) in [(4096, 16), (16384, 8)] {
+            let p = crate::planner::plan(
+                &nvidia,
+                &d(1, kv, 128),
+                &crate::planner::PlanOptions::default(),
+            )
+            .unwrap();
+            assert!(
+                p.to_string().contains(&format!(" subgroups={teams}x32 ")),
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn sixteen_teams_where_few_query_groups_read_mid_length_caches_on_discrete_gpus() {
+        use crate::desc::DType;
+        let nvidia = Capabilities::nvidia_vulkan();
+        let d = |b, hq, hkv, kv, dim, dtype| {
+            AttentionDesc::new(b, hq, hkv, 1, kv, dim).with_dtype(dtype)
+        };
+        // 32/8 heads (8 query groups of 4 query vectors) at d128, f16 from 4096 to 8192 keys,
+        // f32 from 8192 to 32768: 16 teams a workgroup, their outputs in one part, splits for
+        // one workgroup an SM merged in pass.
+        for (dtype, lens) in [
+            (DType::F16, [4096, 5000, 8192]),
+            (DType::F32, [8192, 16384, 32768]),
+        ] {
+            for kv in lens {
+                let desc = d(1, 32, 8, kv, 128, dtype);
+                assert!(wide_teams(&nvidia, &desc), "{kv} {dtype:?}");
+                let t = fit_tiles(&nvidia, &desc, None)
+                    .unwrap()
+                    .with_in_pass_merge(&nvidia, &desc);
+                assert_eq!(t.workgroup_size, WIDE_TEAMS * 32, "{kv}: {t:?}");
+                assert_eq!(t.output_parts, 1, "{kv}: {t:?}");
+                assert!(t.merged, "{kv}: {t:?}");
+                assert!(t.workgroup_bytes <= nvidia.max_workgroup_storage_bytes);
+                assert_eq!(t.kv_splits, 16, "{kv}: {t:?}");
+                assert!(t.kv_splits * 8 <= unit_workgroups(&nvidia), "{kv}: {t:?}");
+                // The workgroup memory naga finds in the module is the planner's.
+                let (dispatches, _) = plan(&nvidia, &desc, &t).unwrap();
+                let naga = crate::spirv::variant_workgroup_bytes(&dispatches[0].variant).unwrap();
+                assert_eq!(t.workgroup_bytes, naga, "{kv}: {t:?}");
+            }
+            // Not outside the range (8 teams).
+            let range = wide_teams_kv_len(dtype);
+            for kv in [2048, range.start() - 1, range.end() + 1, 131072] {
+                let t = fit_tiles(&nvidia, &d(1, 32, 8, kv, 128, dtype), None).unwrap();
+                assert_eq!(t.workgroup_size, TEAMS * 32, "{kv}: {t:?}");
+            }
+        }
+        let f16 = |b, hq, hkv, dim| d(b, hq, hkv, 4096, dim, DType::F16);
+        // Not with more query groups (batch 2 or 4, 32 KV heads), fewer query vectors a
+        // workgroup (8/8 heads: 8 query groups of one), nor other head dims.
+        for desc in [
+            f16(2, 32, 8, 128),
+            f16(4, 32, 8, 128),
+            f16(1, 32, 32, 128),
+            f16(1, 8, 8, 128),
+            f16(1, 32, 8, 64),
+            f16(1, 32, 8, 256),
+        ] {
+            assert!(!wide_teams(&nvidia, &desc), "{desc:?}");
+        }
+        // 2 query rows of 16/8 heads (4 query vectors a KV head) alike.
+        let rows2 = AttentionDesc::new(1, 16, 8, 2, 4096, 128).with_dtype(DType::F16);
+        assert!(wide_teams(&nvidia, &rows2));
+        // Nowhere the splits are not merged in pass, nor on Apple (35 KB past its 32 KB), nor
+        // on CPU adapters.
+        let mut reduce = nvidia.clone();
+        reduce.coherent_storage = false;
+        for caps in [
+            reduce,
+            Capabilities::apple_m_series(),
+            Capabilities::lavapipe(),
+        ] {
+            assert!(!wide_teams(&caps, &f16(1, 32, 8, 128)), "{caps:?}");
+        }
     }
 
     #[test]
