@@ -506,8 +506,40 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             wgpu_sdpa::kernels::vector::team_serves(caps, &desc)
         }))
         .collect();
+    // Rows whose chunks of 8 are no power of two: some lanes of a row hold no chunk (d40 and
+    // d48 on 8 lanes, d80 to d224 on 32).
+    let padded: Vec<(u32, u32)> = [
+        (40, 40),
+        (48, 48),
+        (80, 80),
+        (96, 96),
+        (112, 112),
+        (192, 192),
+    ]
+    .into_iter()
+    .chain([(96, 64), (128, 48)])
+    .filter(|&(d, dv)| {
+        let desc = AttentionDesc::new(1, 8, 2, 1, 64, d).with_v_head_dim(dv);
+        wgpu_sdpa::kernels::vector::team_serves(caps, &desc)
+    })
+    .collect();
     let mut cases = Vec::new();
     for dtype in dtypes() {
+        for &(d, dv) in &padded {
+            for (hq, hkv, q_len) in [(8, 2, 1), (3, 3, 1), (8, 2, 4)] {
+                for kv_len in [7, 1000, 5000] {
+                    for splits in [None, Some(3)] {
+                        let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, d)
+                            .with_v_head_dim(dv)
+                            .with_dtype(dtype);
+                        let name = format!(
+                            "{dtype} d{d} dv{dv} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?} padded"
+                        );
+                        cases.push(case(name, desc, splits, Inputs::Normal));
+                    }
+                }
+            }
+        }
         for &(d, dv) in &shapes {
             // 4, 4, 4 and 1 query vectors a KV head: one workgroup a KV head; 16: four.
             for (hq, hkv, q_len) in [(8, 2, 1), (4, 1, 1), (4, 2, 2), (3, 3, 1), (8, 2, 4)] {
@@ -703,7 +735,7 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         println!("SKIPPED: 16 teams a workgroup (discrete GPUs through Vulkan, d128, f16)");
     }
     eprintln!(
-        "{} cases on the subgroup decode kernel (head dims {shapes:?}, {} lanes), {} with \
+        "{} cases on the subgroup decode kernel (head dims {shapes:?} and {padded:?}, {} lanes), {} with \
          scattered scores ({} reading K in whole lines, {} of them clamping V), {} loading a \
          block ahead, {} staging the queries as f16, {} with the splits merged in the split \
          pass, {} with 16 teams a workgroup",

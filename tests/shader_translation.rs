@@ -57,6 +57,8 @@ fn shapes() -> Vec<AttentionDesc> {
             out.push(long.clone().with_mask(mask));
         }
         out.push(AttentionDesc::new(1, 16, 1, 1, 16384, 64).with_dtype(dtype));
+        // 16 teams a workgroup for f32 where the profile takes them (`wide_teams`).
+        out.push(AttentionDesc::new(1, 32, 8, 1, 16384, 128).with_dtype(dtype));
         // A long cache for one query row (the subgroup kernel's loads a block ahead at d128).
         out.push(AttentionDesc::new(1, 32, 8, 1, 131072, 128).with_dtype(dtype));
         // A short cache at d128 with V of 64 (8-lane subgroups take d128 only so): the subgroup

@@ -20,10 +20,12 @@
 //      below 2^32 in f32), to the block's max (shuffles), the team's state rescaled; the first
 //      block with a visible key always does. Every lane adds its key's P to a sum of its own
 //      (the team's sum is LPK times theirs: 4 adds a block where the P V lanes took 12);
-//   3. P V: lane l owns the 8 output columns of chunk c = l % DV8 for the 4 query vectors and
-//      the keys kh, kh + KH, ... of the block (kh = l / DV8, KH = TEAM / DV8 key slices); it
-//      reads its V chunks straight from storage and each key's P from a lane of that key (a
-//      shuffle), and adds P V to its output.
+//   3. P V: lane l owns the 8 output columns of chunk c = l % VL for the 4 query vectors and
+//      the keys kh, kh + KH, ... of the block (kh = l / VL, KH = TEAM / VL key slices; VL is
+//      V_HEAD_DIM / 8 rounded up to a power of two, and lanes with c past the row's chunks load
+//      and write nothing); it reads its V chunks straight from storage and each key's P from a
+//      lane of that key (a shuffle), and adds P V to its output.
+// LPK is a power of two of at least HEAD_DIM / 32 (a lane's chunks past the K row load zeros).
 // With SCAT (the host's choice: 4 query vectors of f16, LPK >= 4) the lanes of a key split its 4
 // scores in step 1 instead of each adding all 4 (`scatter_scores`: 3 shuffles where 8 were), and
 // steps 2-3 take one score a lane: one mask, one exp2 and one add to the sum where there were 4;
@@ -58,7 +60,8 @@ override HEAD_DIM: u32 = 128u;
 override V_HEAD_DIM: u32 = 128u;
 override TEAM: u32 = 32u;       // lanes per team: the subgroup size
 override TEAMS: u32 = 8u;       // teams per workgroup
-override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4); TEAM % LPK == 0
+override LPK: u32 = 4u;         // lanes per K row: ceil(HEAD_DIM / 8 / 4) to a power of two
+override VL: u32 = 16u;         // lanes per V row: V_HEAD_DIM / 8 to a power of two, <= TEAM
 override VEC: u32 = 1u;         // 1: chunks are whole vec4<u32> loads; 0: assembled from words
 override ELEM_BYTES: u32 = 2u;  // size of `elem`
 override SCAT: u32 = 0u;        // 1 (LPK >= 4): one score a lane (`scattered`; the host decides)
@@ -134,8 +137,12 @@ fn load_k(k_head: u32, kb: u32, key_end: u32, jk: u32, u: u32) -> KBlock {
 
 // The lane's V loads of the block at key `kb` (zeros past `key_end`, or with VC the last key's):
 // chunk c of keys kb + kh + n * KH.
-fn load_v(v_head: u32, kb: u32, key_end: u32, c: u32, kh: u32) -> VBlock {
-    let kh_step = TEAM / (V_HEAD_DIM / 8u);
+fn load_v(v_head: u32, kb: u32, key_end: u32, c0: u32, kh: u32) -> VBlock {
+    let kh_step = TEAM / VL;
+    // Lanes past the row's chunks (VL > V_HEAD_DIM / 8) load nothing (a constant where VL is
+    // the row's chunks: the check folds).
+    let c_in = VL == V_HEAD_DIM / 8u || c0 < V_HEAD_DIM / 8u;
+    let c = min(c0, V_HEAD_DIM / 8u - 1u);
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
@@ -143,13 +150,15 @@ fn load_v(v_head: u32, kb: u32, key_end: u32, c: u32, kh: u32) -> VBlock {
     let in_block = keys_in_block();
     return VBlock(
         load_chunk(true, v_at(vr, v_head, j, key_end, c),
-                   (in_block || kh < kb_end) && v_in(j, key_end)),
+                   c_in && (in_block || kh < kb_end) && v_in(j, key_end)),
         load_chunk(true, v_at(vr + vs, v_head, j + kh_step, key_end, c),
-                   (in_block || kh + kh_step < kb_end) && v_in(j + kh_step, key_end)),
+                   c_in && (in_block || kh + kh_step < kb_end) && v_in(j + kh_step, key_end)),
         load_chunk(true, v_at(vr + 2u * vs, v_head, j + 2u * kh_step, key_end, c),
-                   (in_block || kh + 2u * kh_step < kb_end) && v_in(j + 2u * kh_step, key_end)),
+                   c_in && (in_block || kh + 2u * kh_step < kb_end)
+                       && v_in(j + 2u * kh_step, key_end)),
         load_chunk(true, v_at(vr + 3u * vs, v_head, j + 3u * kh_step, key_end, c),
-                   (in_block || kh + 3u * kh_step < kb_end) && v_in(j + 3u * kh_step, key_end)),
+                   c_in && (in_block || kh + 3u * kh_step < kb_end)
+                       && v_in(j + 3u * kh_step, key_end)),
     );
 }
 
@@ -170,7 +179,7 @@ fn v_in(j: u32, key_end: u32) -> bool {
 // Whether every key kh + n * KH (n < 4) of step 3 lies in the block, whatever the lane: then
 // `load_v` and `probs_of` need no check of it (a constant: the checks fold).
 fn keys_in_block() -> bool {
-    return 4u * LPK <= V_HEAD_DIM / 8u;
+    return 4u * LPK <= VL;
 }
 
 // P of the block's key `j` for the 4 query vectors, from the first lane of that key; zeros past
@@ -438,7 +447,7 @@ fn block_scores(acc: Acc, kx: KBlock, kb: u32, ln: LaneKeys) -> Acc {
 // lane's keys kh + n * KH (n < 4) of the block.
 fn block_pv(acc: Acc, vx: VBlock, ln: LaneKeys) -> Acc {
     let kh = ln.kh;
-    let kh_n = TEAM / (V_HEAD_DIM / 8u);
+    let kh_n = TEAM / VL;
     // The keys' P for the 4 query vectors (variables, not an array, which a driver may place in
     // memory).
     var p0: vec4<f32>;
@@ -527,7 +536,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let d8 = HEAD_DIM / 8u;
     let dv8 = V_HEAD_DIM / 8u;
     let kb_n = TEAM / LPK;      // keys per block
-    let kh_n = TEAM / dv8;      // key slices of step 3
+    let kh_n = TEAM / VL;       // key slices of step 3
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
 
@@ -536,8 +545,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let fl = full_lines();
     let jk = select(lane / LPK, lane / 8u, fl); // step 1: key of the block (and jk + 4: `fl`)
     let u = select(lane % LPK, lane % 8u, fl);  //         first chunk
-    let c = lane % dv8;    // step 3: chunk of V
-    let kh = lane / dv8;   //         first key
+    let c = lane % VL;     // step 3: chunk of V (none where c >= dv8)
+    let kh = lane / VL;    //         first key
     let c0 = min(u, d8 - 1u);
     let c1 = select(min(u + LPK, d8 - 1u), u + 8u, fl);
     let c2 = min(u + 2u * LPK, d8 - 1u);
@@ -569,7 +578,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 
     // The team's key slices added (all against the team's max) and its sums of P; then the
     // teams merged.
-    for (var w = dv8; w < TEAM; w *= 2u) {
+    for (var w = VL; w < TEAM; w *= 2u) {
         st = State(st.l, st.o0l + subgroupShuffleXor(st.o0l, w),
                    st.o0h + subgroupShuffleXor(st.o0h, w), st.o1l + subgroupShuffleXor(st.o1l, w),
                    st.o1h + subgroupShuffleXor(st.o1h, w), st.o2l + subgroupShuffleXor(st.o2l, w),
@@ -592,7 +601,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     if (OS_PARTS == 1u) {
         // Every column quad at once. (Written apart from the parts' loop below: on the H200 the
         // loop with one part was 1-2% slower from 65536 keys; BENCHMARKS.md, eighteenth session.)
-        if (kh == 0u) {
+        if (kh == 0u && c < dv8) {
             for (var step = 0u; step < 8u; step++) {
                 // Query vector step / 2, column quad 2c + step % 2.
                 o_s[(team * 4u + step / 2u) * dv4 + 2u * c + step % 2u] = output_vec4(st, step);
@@ -615,7 +624,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
             if (part > 0u) {
                 workgroupBarrier(); // the previous part read
             }
-            if (kh == 0u) {
+            if (kh == 0u && c < dv8) {
                 for (var step = 0u; step < 8u; step++) {
                     let quad = 2u * c + step % 2u;
                     if (quad / pq == part) {

@@ -423,16 +423,26 @@ pub const TEAMS: u32 = 8;
 
 /// The subgroup decode kernel's shape for `desc` with teams of `team` lanes: (lanes per K row,
 /// keys per team block), or `None` where its lane layout does not fit (every lane reads at most
-/// 4 chunks of a K row; the team covers the V row's chunks, each lane at most 4 keys a block).
+/// 4 chunks of a K row, the lanes of a row a power of two; the team covers the V row's chunks
+/// rounded up to a power of two, [`team_v_lanes`], each lane at most 4 keys a block). Head dims
+/// whose chunks are no power of two (d80, d96, d112, d192 ...) leave some lanes of a row
+/// without chunks: on the H200 (BENCHMARKS.md, thirty-fifth session) faster than the portable
+/// kernel, which served them before.
 fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
     let d8 = desc.head_dim / 8;
-    let dv8 = desc.v_head_dim / 8;
-    let lanes_per_key = d8.div_ceil(4);
-    if team == 0 || !team.is_multiple_of(lanes_per_key) || dv8 > team || !team.is_multiple_of(dv8) {
+    let lanes_per_key = d8.div_ceil(4).next_power_of_two();
+    let v_lanes = team_v_lanes(desc);
+    if team == 0 || !team.is_multiple_of(lanes_per_key) || v_lanes > team {
         return None;
     }
     let keys = team / lanes_per_key;
-    (keys <= 4 * (team / dv8)).then_some((lanes_per_key, keys))
+    (keys <= 4 * (team / v_lanes)).then_some((lanes_per_key, keys))
+}
+
+/// Lanes of the subgroup decode kernel that take a V row's chunks of 8 (`VL` in
+/// `wgsl/vector_subgroup.wgsl`): the chunks rounded up to a power of two.
+fn team_v_lanes(desc: &AttentionDesc) -> u32 {
+    (desc.v_head_dim / 8).next_power_of_two()
 }
 
 /// Workgroup memory of the subgroup decode kernel: the 4 query vectors (f32, or f16 where
@@ -1351,6 +1361,7 @@ pub fn plan(
             ("TEAM", t.team),
             ("TEAMS", t.workgroup_size / t.team),
             ("LPK", t.lanes_per_key),
+            ("VL", team_v_lanes(desc)),
             ("VEC", t.vectorized as u32),
             ("ELEM_BYTES", desc.dtype.size_bytes() as u32),
             ("MASK_KIND", mask_kind(desc)),
@@ -1991,13 +2002,36 @@ mod tests {
             let (dispatches, _) = plan(&nvidia, &d(q_len, kv, 128), &t).unwrap();
             assert_eq!(dispatches[0].workgroups[1], 8 * q_len, "{t:?}");
         }
-        // Not where the lane layout does not fit, a K row that does not split evenly over lanes
-        // (d80: 3 lanes of 4 chunks), a V row past what the lanes of a block cover (value head
-        // dim past the head dim); nor for 8 query vectors against 4096 keys (the matrix kernel).
+        // Rows whose chunks are no power of two, their lanes rounded up to one: d80 (10 chunks:
+        // 4 lanes of at most 3 K chunks, 16 V lanes), d96, d112, d192 (24: 8 lanes a K row, 32
+        // V lanes), d224; the V lanes in the shader's constants.
+        for (dim, lanes_per_key, v_lanes) in [
+            (80, 4, 16),
+            (96, 4, 16),
+            (112, 4, 16),
+            (192, 8, 32),
+            (224, 8, 32),
+        ] {
+            let t = fit_tiles(&nvidia, &d(1, 4096, dim), None).unwrap();
+            assert_eq!(
+                (t.team, t.lanes_per_key),
+                (32, lanes_per_key),
+                "d{dim}: {t:?}"
+            );
+            assert_eq!(t.block_k, t.workgroup_size / lanes_per_key, "d{dim}: {t:?}");
+            let (dispatches, _) = plan(&nvidia, &d(1, 4096, dim), &t).unwrap();
+            let constants = &dispatches[0].variant.constants;
+            assert!(
+                constants.contains(&("VL", v_lanes)),
+                "d{dim}: {constants:?}"
+            );
+        }
+        // Not where the lane layout does not fit, a V row past what the lanes of a block cover
+        // (value head dim past the head dim); nor for 8 query vectors against 4096 keys (the
+        // matrix kernel).
         for desc in [
             d(2, 4096, 128),
             AttentionDesc::new(1, 32, 4, 1, 4096, 128).with_dtype(DType::F16),
-            d(1, 4096, 80),
             d(1, 4096, 64).with_v_head_dim(128),
         ] {
             assert_eq!(fit_tiles(&nvidia, &desc, None).unwrap().team, 0, "{desc:?}");
@@ -2013,6 +2047,9 @@ mod tests {
         }
         let lavapipe = Capabilities::lavapipe();
         assert_eq!(fit_tiles(&lavapipe, &d(1, 4096, 64), None).unwrap().team, 8);
+        // (d48 and d40 there: 6 and 5 chunks, 8 V lanes.)
+        assert_eq!(fit_tiles(&lavapipe, &d(1, 4096, 48), None).unwrap().team, 8);
+        assert_eq!(fit_tiles(&lavapipe, &d(1, 4096, 40), None).unwrap().team, 8);
         assert_eq!(
             fit_tiles(&lavapipe, &d(1, 4096, 128), None).unwrap().team,
             0
