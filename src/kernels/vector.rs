@@ -426,8 +426,12 @@ pub const TEAMS: u32 = 8;
 /// 4 chunks of a K row, the lanes of a row a power of two; the team covers the V row's chunks
 /// rounded up to a power of two, [`team_v_lanes`], each lane at most 4 keys a block). Head dims
 /// whose chunks are no power of two (d80, d96, d112, d192 ...) leave some lanes of a row
-/// without chunks: on the H200 (BENCHMARKS.md, thirty-fifth session) faster than the portable
-/// kernel, which served them before.
+/// without chunks: on the H200 (BENCHMARKS.md, thirty-fifth session, run 169; f16, 4 copies of
+/// K and V, us a call in one pass at 1024 / 4096 / 16384 / 65536 keys) 1.1-1.8x as fast as the
+/// f32-math kernel (`wgsl/vector.wgsl`) that served them before: d96 with 32/32 heads 9.2 /
+/// 18.5 / 54.7 / 193.6 against 16.8 / 30.5 / 84.4 / 294.3 (PyTorch's kernels 8.9 / 18.4 / 53.5 /
+/// 194.0), d192 with 32/8 heads 8.8 / 18.9 / 43.0 / 140.4 against 13.3 / 31.2 / 65.5 / 216.9
+/// (PyTorch's 8.7 / 19.7 / 47.2 / 153.8); the least gain d112 with 32/32 heads (1.10x at 65536).
 fn team_shape(desc: &AttentionDesc, team: u32) -> Option<(u32, u32)> {
     let d8 = desc.head_dim / 8;
     let lanes_per_key = d8.div_ceil(4).next_power_of_two();
