@@ -529,13 +529,8 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
             for (hq, hkv, q_len) in [(8, 2, 1), (3, 3, 1), (8, 2, 4)] {
                 for kv_len in [7, 1000, 5000] {
                     for splits in [None, Some(3)] {
-                        let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, d)
-                            .with_v_head_dim(dv)
-                            .with_dtype(dtype);
-                        let name = format!(
-                            "{dtype} d{d} dv{dv} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?} padded"
-                        );
-                        cases.push(case(name, desc, splits, Inputs::Normal));
+                        let heads = (hq, hkv, q_len);
+                        cases.push(grid_case(dtype, (d, dv), heads, kv_len, splits, " padded"));
                     }
                 }
             }
@@ -554,13 +549,8 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
                         if splits == Some(11) && kv_len < 1000 {
                             continue;
                         }
-                        let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, d)
-                            .with_v_head_dim(dv)
-                            .with_dtype(dtype);
-                        let name = format!(
-                            "{dtype} d{d} dv{dv} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}"
-                        );
-                        cases.push(case(name, desc, splits, Inputs::Normal));
+                        let heads = (hq, hkv, q_len);
+                        cases.push(grid_case(dtype, (d, dv), heads, kv_len, splits, ""));
                     }
                 }
             }
@@ -749,6 +739,23 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         merged.get(),
         wide.get()
     );
+}
+
+/// A case of the subgroup kernel's grid: head dims `(d, dv)`, `(q_heads, kv_heads, q_len)`,
+/// normal inputs, its name ending in `tag`.
+fn grid_case(
+    dtype: DType,
+    (d, dv): (u32, u32),
+    (hq, hkv, q_len): (u32, u32, u32),
+    kv_len: u32,
+    splits: Option<u32>,
+    tag: &str,
+) -> CheckCase {
+    let desc = AttentionDesc::new(1, hq, hkv, q_len, kv_len, d)
+        .with_v_head_dim(dv)
+        .with_dtype(dtype);
+    let name = format!("{dtype} d{d} dv{dv} q{q_len} kv{kv_len} {hq}/{hkv} {splits:?}{tag}");
+    case(name, desc, splits, Inputs::Normal)
 }
 
 /// Whether the adapter lets the subgroup kernel's split pass merge its own splits
