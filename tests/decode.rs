@@ -514,7 +514,9 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         (80, 80),
         (96, 96),
         (112, 112),
+        (160, 160),
         (192, 192),
+        (224, 224),
     ]
     .into_iter()
     .chain([(96, 64), (128, 48)])

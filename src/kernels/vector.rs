@@ -633,8 +633,8 @@ pub fn loads_ahead(desc: &AttentionDesc, split_len: u32, block_k: u32) -> bool {
 pub const WIDE_TEAMS: u32 = 16;
 
 /// The caches (keys) for which [`wide_teams`] takes [`WIDE_TEAMS`] teams a workgroup: where the
-/// H200 ran them faster by every clock (BENCHMARKS.md, thirty-fifth session, run 166), 4096 to
-/// 8192 keys for f16 and 8192 to 32768 for f32.
+/// H200 ran them faster in one pass and no slower with a compute pass a call (BENCHMARKS.md,
+/// thirty-fifth session, runs 166-167), 4096 to 8192 keys for f16 and 8192 to 32768 for f32.
 pub fn wide_teams_kv_len(dtype: crate::desc::DType) -> std::ops::RangeInclusive<u32> {
     match dtype {
         crate::desc::DType::F16 => 4096..=8192,
