@@ -139,10 +139,11 @@ fn load_k(k_head: u32, kb: u32, key_end: u32, jk: u32, u: u32) -> KBlock {
 // chunk c of keys kb + kh + n * KH.
 fn load_v(v_head: u32, kb: u32, key_end: u32, c0: u32, kh: u32) -> VBlock {
     let kh_step = TEAM / VL;
-    // Lanes past the row's chunks (VL > V_HEAD_DIM / 8) load nothing (a constant where VL is
-    // the row's chunks: the check folds).
-    let c_in = VL == V_HEAD_DIM / 8u || c0 < V_HEAD_DIM / 8u;
-    let c = min(c0, V_HEAD_DIM / 8u - 1u);
+    // Lanes past the row's chunks (VL > V_HEAD_DIM / 8) load nothing, their addresses kept in
+    // the row (constants where VL is the row's chunks: the check and the clamp fold).
+    let whole = VL == V_HEAD_DIM / 8u;
+    let c_in = whole || c0 < V_HEAD_DIM / 8u;
+    let c = select(min(c0, V_HEAD_DIM / 8u - 1u), c0, whole);
     let vr = v_head + (kb + kh) * p.v.w + 8u * c;
     let kb_end = TEAM / LPK;
     let vs = kh_step * p.v.w;
