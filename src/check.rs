@@ -92,6 +92,9 @@ pub struct CheckOutcome {
     pub kernel: Kernel,
     /// The comparison with the reference.
     pub comparison: Comparison,
+    /// The output the adapter computed, widened to f64, in the output's layout (to compare two
+    /// runs of the same inputs with each other).
+    pub output: Vec<f64>,
 }
 
 /// Inputs of a case, in the dtype, plus their f64 images for the reference.
@@ -210,9 +213,10 @@ async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Re
         &widen(&g.v),
         ref_mask,
     );
+    let output = widen(&out);
     let comparison = compare(
         &case.desc,
-        &widen(&out),
+        &output,
         &reference,
         default_atol(case.desc.dtype),
     );
@@ -220,6 +224,7 @@ async fn run_typed<T: Element>(ctx: &Context, case: &CheckCase, seed: u64) -> Re
         plan: attention.plan().to_string(),
         kernel: attention.plan().kernel(),
         comparison,
+        output,
     })
 }
 
