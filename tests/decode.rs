@@ -735,10 +735,10 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         println!("SKIPPED: 16 teams a workgroup (discrete GPUs through Vulkan, d128, f16)");
     }
     eprintln!(
-        "{} cases on the subgroup decode kernel (head dims {shapes:?} and {padded:?}, {} lanes), {} with \
-         scattered scores ({} reading K in whole lines, {} of them clamping V), {} loading a \
-         block ahead, {} staging the queries as f16, {} with the splits merged in the split \
-         pass, {} with 16 teams a workgroup",
+        "{} cases on the subgroup decode kernel (head dims {shapes:?} and {padded:?}, {} \
+         lanes), {} with scattered scores ({} reading K in whole lines, {} of them clamping V), \
+         {} loading a block ahead, {} staging the queries as f16, {} with the splits merged in \
+         the split pass, {} with 16 teams a workgroup",
         cases.len(),
         caps.subgroup_min_size,
         scattered.get(),
