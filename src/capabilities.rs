@@ -128,6 +128,19 @@ impl Capabilities {
         }
     }
 
+    /// The most threads a one-dimensional compute workgroup may have: the smaller of
+    /// `max_invocations_per_workgroup` and `max_workgroup_size_x`.
+    pub fn max_workgroup_threads(&self) -> u32 {
+        self.max_invocations_per_workgroup
+            .min(self.max_workgroup_size_x)
+    }
+
+    /// Whether a one-dimensional workgroup of `threads` threads using `bytes` of workgroup
+    /// memory fits this adapter's limits.
+    pub fn fits_workgroup(&self, threads: u32, bytes: u32) -> bool {
+        threads <= self.max_workgroup_threads() && bytes <= self.max_workgroup_storage_bytes
+    }
+
     /// Apple M-series through Metal: 32 KiB of threadgroup memory, SIMD width 32, f16, and the
     /// `simdgroup_matrix` 8x8 configurations wgpu-hal's Metal backend lists
     /// (f32/f32, f16/f16, f16/f32).

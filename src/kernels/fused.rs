@@ -190,10 +190,7 @@ fn configure(
     };
     if out_slots(desc, block_k, keys_per_thread) > MAX_OUT_SLOTS
         || !block_k.is_multiple_of(16)
-        || workgroup_size
-            > caps
-                .max_invocations_per_workgroup
-                .min(caps.max_workgroup_size_x)
+        || workgroup_size > caps.max_workgroup_threads()
     {
         return None;
     }

@@ -381,10 +381,7 @@ pub fn fit_tiles(
             // each lane's keys in the softmax: 1 to 8 chunks of 4
             && (block_k / lanes_per_row).is_multiple_of(4)
             && block_k / lanes_per_row <= 32
-            && warps * subgroup
-                <= caps
-                    .max_invocations_per_workgroup
-                    .min(caps.max_workgroup_size_x)
+            && warps * subgroup <= caps.max_workgroup_threads()
             && workgroup_bytes(
                 desc,
                 (warps * frag, block_k),

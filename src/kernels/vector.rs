@@ -318,8 +318,7 @@ pub fn fit_tiles(
     let workgroup_size = knob("decode_wg")
         .filter(|w| w.is_power_of_two() && (64..=1024).contains(w))
         .unwrap_or(256)
-        .min(caps.max_invocations_per_workgroup)
-        .min(caps.max_workgroup_size_x);
+        .min(caps.max_workgroup_threads());
     let d8 = desc.head_dim / 8;
     let dv8 = desc.v_head_dim / 8;
     if workgroup_size < dv8 {
@@ -484,10 +483,11 @@ fn team_output_parts(desc: &AttentionDesc, teams: u32) -> u32 {
 /// workgroup-size and workgroup-memory limits for `desc` (with its outputs in
 /// [`team_output_parts`] parts).
 fn teams_fit(caps: &Capabilities, desc: &AttentionDesc, teams: u32, team: u32) -> bool {
-    teams * team <= caps.max_invocations_per_workgroup
-        && teams * team <= caps.max_workgroup_size_x
-        && team_workgroup_bytes(desc, teams, team_output_parts(desc, teams), false)
-            <= caps.max_workgroup_storage_bytes
+    let parts = team_output_parts(desc, teams);
+    caps.fits_workgroup(
+        teams * team,
+        team_workgroup_bytes(desc, teams, parts, false),
+    )
 }
 
 /// Whether the subgroup decode kernel (`wgsl/vector_subgroup.wgsl`) serves `desc` on an adapter
@@ -665,14 +665,10 @@ pub fn wide_teams_kv_len(dtype: crate::desc::DType) -> std::ops::RangeInclusive<
 /// fits.
 pub fn wide_teams(caps: &Capabilities, desc: &AttentionDesc) -> bool {
     let team = caps.subgroup_min_size;
-    let fits = WIDE_TEAMS * team
-        <= caps
-            .max_invocations_per_workgroup
-            .min(caps.max_workgroup_size_x)
-        && team_workgroup_bytes(desc, WIDE_TEAMS, 1, false) + MERGE_FLAG_BYTES
-            <= caps.max_workgroup_storage_bytes;
-    let rows = (desc.group_size() * desc.q_len).min(4);
-    let query_groups = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
+    // One part of the outputs, and the in-pass merge's flag.
+    let bytes = team_workgroup_bytes(desc, WIDE_TEAMS, 1, false) + MERGE_FLAG_BYTES;
+    let fits = caps.fits_workgroup(WIDE_TEAMS * team, bytes);
+    let rows = team_rows(desc);
     match crate::tune::knob("decode_wide") {
         Some(n) => fits && n == 1,
         None => {
@@ -683,7 +679,7 @@ pub fn wide_teams(caps: &Capabilities, desc: &AttentionDesc) -> bool {
                 && desc.v_head_dim == 128
                 && rows == 4
                 && wide_teams_kv_len(desc.dtype).contains(&desc.kv_len)
-                && target_workgroups(caps) / query_groups.max(1) >= 32
+                && target_workgroups(caps) / query_groups(desc, rows).max(1) >= 32
         }
     }
 }
@@ -697,8 +693,7 @@ fn team_tiles(
 ) -> Result<VectorTiles> {
     let team = caps.subgroup_min_size;
     let (lanes_per_key, keys) = team_shape(desc, team).expect("team_serves checked the shape");
-    // At most 4 query vectors a workgroup: a KV head with more takes several.
-    let rows = (desc.group_size() * desc.q_len).min(4);
+    let rows = team_rows(desc);
     let wide = wide_teams(caps, desc);
     let teams = crate::tune::knob("decode_teams")
         .filter(|&n| [2, 4, 8, 16].contains(&n) && teams_fit(caps, desc, n, team))
@@ -808,6 +803,18 @@ fn groups_per_head(desc: &AttentionDesc, rows: u32) -> u32 {
     (desc.group_size() * desc.q_len).div_ceil(rows)
 }
 
+/// Query groups of the whole call (batch x KV heads x [`groups_per_head`]): the workgroups of
+/// one split.
+fn query_groups(desc: &AttentionDesc, rows: u32) -> u32 {
+    desc.batch * desc.kv_heads * groups_per_head(desc, rows)
+}
+
+/// Query vectors a workgroup of the subgroup decode kernel: at most 4 (a KV head with more
+/// takes several workgroups).
+fn team_rows(desc: &AttentionDesc) -> u32 {
+    (desc.group_size() * desc.q_len).min(4)
+}
+
 /// The arrival counters (u32, zeros between calls) of a plan whose split pass merges its own
 /// splits: one per query group (batch, KV head, group of query vectors); 0 otherwise.
 pub fn arrival_counters(desc: &AttentionDesc, t: &VectorTiles) -> u64 {
@@ -854,7 +861,7 @@ fn key_splits_aiming(
     target: u32,
 ) -> Result<(u32, u32)> {
     let short_caches = crate::tune::knob("decode_short") != Some(0);
-    let base = desc.batch * desc.kv_heads * groups_per_head(desc, rows);
+    let base = query_groups(desc, rows);
     let min_keys = crate::tune::knob("decode_min_split").map_or(MIN_SPLIT_KEYS, |n| n.max(1));
     let max_splits = desc.kv_len.div_ceil(min_keys);
     let wanted = match splits {
@@ -979,8 +986,7 @@ pub fn matrix_serves(caps: &Capabilities, desc: &AttentionDesc) -> bool {
         && [64, 96, 128].contains(&desc.head_dim)
         && [64, 128].contains(&desc.v_head_dim)
         && desc.v_head_dim <= desc.head_dim
-        && 2 * desc.v_head_dim <= caps.max_invocations_per_workgroup
-        && 2 * desc.v_head_dim <= caps.max_workgroup_size_x
+        && 2 * desc.v_head_dim <= caps.max_workgroup_threads()
         && MatrixShape::new(desc).workgroup_bytes(desc)
             <= MATRIX_BUDGET_BYTES.min(caps.max_workgroup_storage_bytes)
 }
@@ -1121,13 +1127,7 @@ fn coop_teams_fitting(
     desc: &AttentionDesc,
     wanted: Option<u32>,
 ) -> Option<u32> {
-    let fits = |n: u32| {
-        32 * n
-            <= caps
-                .max_invocations_per_workgroup
-                .min(caps.max_workgroup_size_x)
-            && coop_team_bytes(desc, n) <= caps.max_workgroup_storage_bytes
-    };
+    let fits = |n: u32| caps.fits_workgroup(32 * n, coop_team_bytes(desc, n));
     wanted
         .filter(|&n| (1..=16).contains(&n) && fits(n))
         .or_else(|| (2..=8).rev().find(|&n| fits(n)))
