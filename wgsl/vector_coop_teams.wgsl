@@ -21,9 +21,10 @@
 //      them with strides in words); S = Q K^T from Q's fragments (staged once, then held in
 //      registers) and K^T's from the slot. (Fragments loaded straight from storage took 5.6x as
 //      long on the H200, even as cache hits: BENCHMARKS.md, thirty-third session, runs
-//      149-150.) V's rows take K's place in the slot once S is out. With AHEAD (the host's default) each block's K
-//      and V rows are asked for a block ahead, the next block's K once this one's is stored and
-//      its V once this one's is (20% faster than asking at the block's start, run 152);
+//      149-150.) V's rows take K's place in the slot once S is out. With AHEAD (the host's
+//      default) each block's K and V rows are asked for a block ahead, the next block's K once
+//      this one's is stored and its V once this one's is (20% faster than asking at the block's
+//      start, run 152);
 //   2. S to the team's slot of `s_s`; lane l takes row l / 2, keys 8 (l % 2) .. + 8: scale and
 //      mask (`masked_score`, wgsl/mask.wgsl), the row's max (one shuffle), raised lazily (only
 //      past m + RESCALE_LOG2, so that P stays within f16; O rescaled through the slot, row by

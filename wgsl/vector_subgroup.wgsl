@@ -537,7 +537,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     let d8 = HEAD_DIM / 8u;
     let dv8 = V_HEAD_DIM / 8u;
     let kb_n = TEAM / LPK;      // keys per block
-    let kh_n = TEAM / VL;       // key slices of step 3
     let k_head = row_base(p.k, b, kv_head, 0u);
     let v_head = row_base(p.v, b, kv_head, 0u);
 
