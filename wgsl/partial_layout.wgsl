@@ -3,7 +3,7 @@
 // after all of them the (max, sum) pairs, `pair_splits()` a query vector: kv_splits rounded up
 // to even, so that each vector's pairs start on a 16-byte quad and one quad load takes two
 // consecutive splits' pairs (wgsl/split_combine.wgsl). The split f32 variant's maxima follow
-// (wgsl/split_maxima.wgsl); src/kernels/vector.rs (`partial_bytes`) sizes the whole.
+// (wgsl/split_maxima.wgsl); src/kernels/vector/splits.rs (`partial_bytes`) sizes the whole.
 
 fn pair_splits() -> u32 {
     return p.kv_splits + (p.kv_splits & 1u);

@@ -30,8 +30,8 @@
 //
 // The planner takes this kernel where the adapter lists 16x16x16 f16 fragments with f32
 // accumulators, subgroups are 32 wide, K and V lie in 16-byte words, and the head dims fit
-// (src/kernels/vector.rs: head dims 64, 96 or 128, value head dims 64 or 128 and no larger; the
-// kernel itself takes any head dim a multiple of 32 up to 128).
+// (src/kernels/vector/matrix.rs: head dims 64, 96 or 128, value head dims 64 or 128 and no
+// larger; the kernel itself takes any head dim a multiple of 32 up to 128).
 
 override RQ: u32 = 4u;          // query vectors per workgroup, at most FRAG
 override HEAD_DIM: u32 = 128u;
