@@ -489,11 +489,14 @@ fn cooperative_matrix_teams_decode_where_listed() {
 fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let Some(ctx) = ctx() else { return };
     let caps = ctx.capabilities();
+    // Whether the kernel serves head dims (d, dv) on this adapter (8/2 heads, 64 keys).
+    let serves = |&(d, dv): &(u32, u32)| {
+        let desc = AttentionDesc::new(1, 8, 2, 1, 64, d).with_v_head_dim(dv);
+        wgpu_sdpa::kernels::vector::team_serves(caps, &desc)
+    };
     let dims: Vec<u32> = [32, 64, 128, 256]
         .into_iter()
-        .filter(|&d| {
-            wgpu_sdpa::kernels::vector::team_serves(caps, &AttentionDesc::new(1, 8, 2, 1, 64, d))
-        })
+        .filter(|&d| serves(&(d, d)))
         .collect();
     if dims.is_empty() {
         eprintln!(
@@ -509,10 +512,7 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
     let shapes: Vec<(u32, u32)> = dims
         .iter()
         .map(|&d| (d, d))
-        .chain([(128, 64), (256, 64)].into_iter().filter(|&(d, dv)| {
-            let desc = AttentionDesc::new(1, 8, 2, 1, 64, d).with_v_head_dim(dv);
-            wgpu_sdpa::kernels::vector::team_serves(caps, &desc)
-        }))
+        .chain([(128, 64), (256, 64)].into_iter().filter(serves))
         .collect();
     // Rows whose chunks of 8 are no power of two: some lanes of a row hold no chunk (d40 and
     // d48 on 8 lanes, d80 to d224 on 32).
@@ -525,13 +525,11 @@ fn subgroup_decode_where_the_subgroup_size_is_fixed() {
         (160, 160),
         (192, 192),
         (224, 224),
+        (96, 64),
+        (128, 48),
     ]
     .into_iter()
-    .chain([(96, 64), (128, 48)])
-    .filter(|&(d, dv)| {
-        let desc = AttentionDesc::new(1, 8, 2, 1, 64, d).with_v_head_dim(dv);
-        wgpu_sdpa::kernels::vector::team_serves(caps, &desc)
-    })
+    .filter(serves)
     .collect();
     let mut cases = Vec::new();
     for dtype in dtypes() {

@@ -173,9 +173,9 @@ pub(super) fn portable_variant(
     t: &VectorTiles,
     split_ablate: u32,
 ) -> ShaderVariant {
-    let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
-    variant(
+    ShaderVariant::new(
         KernelEntry::Vector,
+        desc.dtype,
         vec![
             ("RG", t.rows),
             ("BK", t.block_k),

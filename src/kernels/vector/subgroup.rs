@@ -364,7 +364,6 @@ pub(super) fn subgroup_variant(
     t: &VectorTiles,
     split_ablate: u32,
 ) -> ShaderVariant {
-    let variant = |entry, constants| ShaderVariant::new(entry, desc.dtype, constants);
     let mut constants = vec![
         ("RG", t.rows),
         ("HEAD_DIM", desc.head_dim),
@@ -384,12 +383,13 @@ pub(super) fn subgroup_variant(
         ("QH", t.half_queries as u32),
         ("PF", t.k_ahead as u32),
     ];
-    if !t.merged {
-        variant(KernelEntry::VectorSubgroup, constants)
-    } else {
+    let entry = if t.merged {
         if let Some(bits) = crate::tune::knob("decode_merge_ablate") {
             constants.push(("MERGE_ABLATE", bits));
         }
-        variant(KernelEntry::VectorSubgroupMerged, constants)
-    }
+        KernelEntry::VectorSubgroupMerged
+    } else {
+        KernelEntry::VectorSubgroup
+    };
+    ShaderVariant::new(entry, desc.dtype, constants)
 }
