@@ -18,8 +18,16 @@
 //! reading the same share of K and of V, 4 loads of each together; and V's 4 loads asked for
 //! once K's have arrived (as the driver schedules the decode kernel's loop); and that last
 //! pattern with each share read by two workgroups at once (as the decode kernel's two query
-//! groups of a KV head, 5-8 query vectors, read the same keys), at 264 and 528 workgroups. Exit
-//! status 2 without an adapter or timestamps.
+//! groups of a KV head, 5-8 query vectors, read the same keys), at 264 and 528 workgroups.
+//!
+//! Last, at 264 workgroups, the two clocks side by side (a pass each, its own timestamps; all 20
+//! calls in one pass between two timestamps of the encoder, as `sdpa bench`'s `b2b_1pass`) for
+//! one stream of 8 loads and for K then V, each also with the decode kernel's workgroup memory
+//! held (18688 bytes); and for one stream of 8 loads after 1024, 256 or 64 steps of straight-line
+//! integer code run once (`long_code`), after the reads with 1024, and followed by 2 KB of stores
+//! a workgroup: what a compute pass of its own charges a kernel for its code (on the H200 ~0.3 us
+//! a KB where K and V stream from memory; BENCHMARKS.md, thirty-seventh session). Exit status 2
+//! without an adapter or timestamps.
 
 use wgpu_sdpa::Context;
 
@@ -53,12 +61,11 @@ fn vw(i: u32) -> vec4<u32> {
     return select(vec4<u32>(), v[min(i, share.words - 1u)], i < share.words);
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
-        @builtin(local_invocation_index) t: u32) {
+// The workgroup's reads of its share, folded into one word.
+fn read_share(wg: vec3<u32>, n: vec3<u32>, t: u32) -> vec4<u32> {
     let begin = (wg.x % (n.x / share.readers)) * share.per_group;
     var acc = vec4<u32>();
-    if (share.mode == 0u) {
+    if (share.mode == 0u || share.mode >= 4u) {
         // One stream (the workgroup's share of K then V), 8 loads a thread in flight.
         let end = min(begin + share.per_group, 2u * share.words);
         for (var i = begin + t; i < end; i += 8u * 256u) {
@@ -97,9 +104,51 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) n: vec3<u
             acc ^= a ^ b;
         }
     }
+    return acc;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+        @builtin(local_invocation_index) t: u32) {
+    var before = vec4<u32>();
+    if (share.mode == 4u) {
+        before = long_code_1024(wg.x, t);
+    } else if (share.mode == 6u) {
+        before = long_code_256(wg.x, t);
+    } else if (share.mode == 7u) {
+        before = long_code_64(wg.x, t);
+    }
+    var acc = read_share(wg, n, t) ^ before;
+    if (share.mode == 8u) {
+        acc ^= long_code_1024(acc.x, acc.y ^ t);
+    }
+    let x = acc.x ^ acc.y ^ acc.z ^ acc.w;
+    if (share.mode == 5u) {
+        // 2 KB a workgroup stored after the reads (the decode call's split results: 33 splits
+        // x 4 query vectors x 128 f32 a KV head, 2 KB a workgroup).
+        sink[wg.x * 512u + t] = x;
+        sink[wg.x * 512u + 256u + t] = x ^ t;
+    } else if (x == 0x12345678u) {
+        sink[wg.x * 512u + t] = x; // keeps the loads alive; practically never taken
+    }
+}
+
+// The decode kernel's workgroup memory at d128 (18708 bytes): the same reads by a workgroup
+// that also holds 18688 bytes of workgroup memory (two such workgroups an SM, as the decode
+// kernel's), written before the reads and read after them.
+var<workgroup> held: array<vec4<u32>, 1168>;
+
+@compute @workgroup_size(256)
+fn main_held(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+             @builtin(local_invocation_index) t: u32) {
+    for (var i = t; i < 1168u; i += 256u) {
+        held[i] = vec4<u32>(i);
+    }
+    workgroupBarrier();
+    let acc = read_share(wg, n, t) ^ held[(t * 5u) % 1168u];
     let x = acc.x ^ acc.y ^ acc.z ^ acc.w;
     if (x == 0x12345678u) {
-        sink[wg.x * 256u + t] = x; // keeps the loads alive; practically never taken
+        sink[wg.x * 512u + t] = x; // keeps the loads alive; practically never taken
     }
 }
 "#;
@@ -128,16 +177,31 @@ fn main() {
     }
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("read bandwidth"),
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        source: wgpu::ShaderSource::Wgsl(
+            format!(
+                "{SHADER}{}{}{}",
+                long_code(1024),
+                long_code(256),
+                long_code(64)
+            )
+            .into(),
+        ),
     });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("read bandwidth"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let pipeline_of = |entry| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let pipeline = pipeline_of("main");
+    let held = pipeline_of("main_held");
+    let one_pass_clock = device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
     println!("# read_bandwidth on {}", ctx.capabilities().adapter_name);
     println!("kv_len, bytes, workgroups, mode, ms, GB/s");
     for &len in &lens {
@@ -157,7 +221,7 @@ fn main() {
             (264, Mode::TwoStreamsKThenV, 2),
             (528, Mode::TwoStreamsKThenV, 2),
         ] {
-            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, mode, readers);
+            let (ms, gbps) = time(&ctx, &pipeline, bytes, groups, mode, readers, false);
             let name = mode.name();
             let name = if readers > 1 {
                 format!("{name}-each-share-by-{readers}")
@@ -166,13 +230,58 @@ fn main() {
             };
             println!("{len}, {}, {groups}, {name}, {ms:.4}, {gbps:.0}", 2 * bytes);
         }
+        // The two clocks side by side: a pass a call (its own timestamps) and the calls back
+        // to back in one pass (the encoder's), without and with the decode kernel's workgroup
+        // memory held.
+        for (pipeline, held_name) in [(&pipeline, ""), (&held, "-wg-memory-held")] {
+            for mode in [
+                Mode::OneStream8,
+                Mode::TwoStreamsKThenV,
+                Mode::LongCode,
+                Mode::LongCode256,
+                Mode::LongCode64,
+                Mode::LongCodeAfter,
+                Mode::Stores,
+            ] {
+                for one_pass in [false, true] {
+                    let plain_only = !matches!(mode, Mode::OneStream8 | Mode::TwoStreamsKThenV);
+                    if (one_pass && !one_pass_clock) || (plain_only && !held_name.is_empty()) {
+                        continue;
+                    }
+                    let (ms, gbps) = time(&ctx, pipeline, bytes, 264, mode, 1, one_pass);
+                    let clock = if one_pass { "one-pass" } else { "pass-each" };
+                    println!(
+                        "{len}, {}, 264, {}{held_name}-{clock}, {ms:.4}, {gbps:.0}",
+                        2 * bytes,
+                        mode.name()
+                    );
+                }
+            }
+        }
     }
-    let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8, 1);
+    let (ms, _) = time(&ctx, &pipeline, 16, 1, Mode::OneStream8, 1, false);
     println!("empty pass (one workgroup, 16 bytes), -, 1, -, {ms:.4}, -");
     for layout in [Floor::Passes, Floor::OnePass] {
         let ms = floor(&ctx, &pipeline, layout);
         println!("{}, -, 1, -, {ms:.4}, -", layout.name());
     }
+}
+
+/// WGSL of `long_code_{steps}(a, b)`: `steps` integer steps over 8 chains written out (a
+/// multiply, a shift and an xor each), run once before or after the reads of the long-code
+/// modes: 1024 steps are some 2,000-3,000 instructions, 30-50 KB of code (the decode kernel's
+/// executable is 24 KB on the H200).
+fn long_code(steps: u32) -> String {
+    let mut f = format!(
+        "\nfn long_code_{steps}(a: u32, b: u32) -> vec4<u32> {{\n    var x = array<u32, 8>(a, b, a ^ b, a + b, a * 3u, b * 5u, a ^ 7u, b ^ 11u);\n"
+    );
+    for i in 0..steps {
+        let (c, d, r) = (i % 8, (i + 3) % 8, 1 + i % 13);
+        let m = 0x9e37_79b9u32.wrapping_mul(i + 1) | 1;
+        f += &format!("    x[{c}u] = (x[{c}u] * {m}u) ^ (x[{d}u] >> {r}u);\n");
+    }
+    f += "    return vec4<u32>(x[0] ^ x[1], x[2] ^ x[3], x[4] ^ x[5], x[6] ^ x[7]);\n}\n";
+    f
 }
 
 /// How [`floor`] records its calls of the empty dispatch.
@@ -304,6 +413,16 @@ enum Mode {
     TwoStreamsKThenV = 2,
     /// As `OneStream8` with 4 loads a thread in flight.
     OneStream4 = 3,
+    /// As `OneStream8` after 1024 steps of code run once (`long_code`).
+    LongCode = 4,
+    /// As `OneStream8`, then 2 KB stored a workgroup.
+    Stores = 5,
+    /// As `LongCode` with 256 steps.
+    LongCode256 = 6,
+    /// As `LongCode` with 64 steps.
+    LongCode64 = 7,
+    /// As `OneStream8`, then 1024 steps of code run once on what was read.
+    LongCodeAfter = 8,
 }
 
 impl Mode {
@@ -313,6 +432,11 @@ impl Mode {
             Mode::TwoStreams => "k-and-v-4+4-together",
             Mode::TwoStreamsKThenV => "k-and-v-4-then-4",
             Mode::OneStream4 => "one-stream-4-loads",
+            Mode::LongCode => "one-stream-8-loads-after-long-code",
+            Mode::Stores => "one-stream-8-loads-then-2KB-stores",
+            Mode::LongCode256 => "one-stream-8-loads-after-long-code-256",
+            Mode::LongCode64 => "one-stream-8-loads-after-long-code-64",
+            Mode::LongCodeAfter => "one-stream-8-loads-then-long-code",
         }
     }
 
@@ -324,14 +448,21 @@ impl Mode {
     /// The vec4s a thread's step reads from one stream.
     fn step(self) -> u32 {
         match self {
-            Mode::OneStream8 => 8,
+            Mode::OneStream8
+            | Mode::LongCode
+            | Mode::Stores
+            | Mode::LongCode256
+            | Mode::LongCode64
+            | Mode::LongCodeAfter => 8,
             _ => 4,
         }
     }
 }
 
 /// Median milliseconds of 20 timed passes reading two buffers of `bytes` each with `groups`
-/// workgroups, each share by `readers` of them, and the GB/s of the bytes (read once).
+/// workgroups, each share by `readers` of them, and the GB/s of the bytes (read once). With
+/// `one_pass`, the 20 dispatches in one pass between two timestamps of the encoder instead
+/// (`sdpa bench`'s `b2b_1pass`): their mean.
 fn time(
     ctx: &Context,
     pipeline: &wgpu::ComputePipeline,
@@ -339,6 +470,7 @@ fn time(
     groups: u32,
     mode: Mode,
     readers: u32,
+    one_pass: bool,
 ) -> (f64, f64) {
     let device = ctx.device();
     let buffer = |label| {
@@ -352,7 +484,7 @@ fn time(
     let (k, v) = (buffer("k"), buffer("v"));
     let sink = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("sink"),
-        size: groups as u64 * 256 * 4,
+        size: groups as u64 * 512 * 4,
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
@@ -379,6 +511,32 @@ fn time(
         ty: wgpu::QueryType::Timestamp,
         count: 2 * calls,
     });
+    if one_pass {
+        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: None,
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let mut ms = 0.0;
+        // A warm-up submission first, then the timed one.
+        for _ in 0..2 {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.write_timestamp(&queries, 0);
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                for _ in 0..calls {
+                    pass.dispatch_workgroups(groups, 1, 1);
+                }
+            }
+            encoder.write_timestamp(&queries, 1);
+            let ticks = resolve_ticks(ctx, encoder, &queries, 2);
+            let period = ctx.queue().get_timestamp_period() as f64;
+            ms = ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-6 / calls as f64;
+        }
+        return (ms, 2.0 * bytes as f64 / (ms * 1e-3) / 1e9);
+    }
     let mut encoder = device.create_command_encoder(&Default::default());
     for i in 0..calls {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
