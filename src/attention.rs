@@ -277,9 +277,12 @@ impl Attention {
     /// its own, so that several calls (the layers of a model) and the caller's own kernels can
     /// share one pass: on the H200 under Vulkan a compute pass of its own cost each call ~5 us
     /// more than a dispatch in a shared pass (BENCHMARKS.md, thirty-first session: empty
-    /// dispatches back to back took 7.5 us a call a pass each, 2.1 in one pass). wgpu orders the
-    /// dispatches of one pass as it orders passes, by their buffers' uses: a dispatch that reads
-    /// what an earlier one wrote (this call's output, the next layer's input) waits for it.
+    /// dispatches back to back took 7.5 us a call a pass each, 2.1 in one pass), and more for
+    /// kernels with more code to fetch again while they stream from memory (thirty-seventh
+    /// session: issue #5's 16384-key decode call 31.2 us by its own pass's timestamps, 25.2 in
+    /// one pass). wgpu orders the dispatches of one pass as it orders passes, by their buffers'
+    /// uses: a dispatch that reads what an earlier one wrote (this call's output, the next
+    /// layer's input) waits for it.
     ///
     /// The buffers are checked as [`Attention::encode`] checks them, before anything is
     /// recorded; an error wgpu finds in the pass itself is the pass's, reported where the
