@@ -284,7 +284,8 @@ fn long_code(steps: u32) -> String {
     f
 }
 
-/// How [`floor`] records its calls of the empty dispatch.
+/// How [`back_to_back`] records its calls (for [`floor`]'s empty dispatch, and [`time`]'s
+/// one-pass clock).
 #[derive(Clone, Copy)]
 enum Floor {
     /// One compute pass a call, as `sdpa bench`'s back-to-back column records its calls.
@@ -331,13 +332,26 @@ fn floor(ctx: &Context, pipeline: &wgpu::ComputePipeline, layout: Floor) -> f64 
         bytemuck::cast_slice(&[1u32, 2048, 0, 0, 1, 0, 0, 0]),
     );
     let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
-    let calls = 200u32;
+    back_to_back(ctx, pipeline, &bind, 1, 200, layout)
+}
+
+/// Milliseconds a call of `calls` dispatches of `groups` workgroups recorded back to back as
+/// `layout` says, between two timestamps written in the encoder: a warm-up submission first,
+/// then the timed one.
+fn back_to_back(
+    ctx: &Context,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    groups: u32,
+    calls: u32,
+    layout: Floor,
+) -> f64 {
+    let device = ctx.device();
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
         label: None,
         ty: wgpu::QueryType::Timestamp,
         count: 2,
     });
-    // A warm-up submission first, then the timed one.
     let mut ticks = Vec::new();
     for _ in 0..2 {
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -347,16 +361,16 @@ fn floor(ctx: &Context, pipeline: &wgpu::ComputePipeline, layout: Floor) -> f64 
                 for _ in 0..calls {
                     let mut pass = encoder.begin_compute_pass(&Default::default());
                     pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, &bind, &[]);
-                    pass.dispatch_workgroups(1, 1, 1);
+                    pass.set_bind_group(0, bind, &[]);
+                    pass.dispatch_workgroups(groups, 1, 1);
                 }
             }
             Floor::OnePass => {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind, &[]);
+                pass.set_bind_group(0, bind, &[]);
                 for _ in 0..calls {
-                    pass.dispatch_workgroups(1, 1, 1);
+                    pass.dispatch_workgroups(groups, 1, 1);
                 }
             }
         }
@@ -506,37 +520,15 @@ fn time(
     );
     let bind = bind_group(device, pipeline, [&k, &v, &sink, &share]);
     let calls = 20u32;
+    if one_pass {
+        let ms = back_to_back(ctx, pipeline, &bind, groups, calls, Floor::OnePass);
+        return (ms, 2.0 * bytes as f64 / (ms * 1e-3) / 1e9);
+    }
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
         label: None,
         ty: wgpu::QueryType::Timestamp,
         count: 2 * calls,
     });
-    if one_pass {
-        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: None,
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let mut ms = 0.0;
-        // A warm-up submission first, then the timed one.
-        for _ in 0..2 {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.write_timestamp(&queries, 0);
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind, &[]);
-                for _ in 0..calls {
-                    pass.dispatch_workgroups(groups, 1, 1);
-                }
-            }
-            encoder.write_timestamp(&queries, 1);
-            let ticks = resolve_ticks(ctx, encoder, &queries, 2);
-            let period = ctx.queue().get_timestamp_period() as f64;
-            ms = ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-6 / calls as f64;
-        }
-        return (ms, 2.0 * bytes as f64 / (ms * 1e-3) / 1e9);
-    }
     let mut encoder = device.create_command_encoder(&Default::default());
     for i in 0..calls {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
