@@ -54,7 +54,16 @@ pub struct Capabilities {
     pub max_buffer_bytes: u64,
     /// `min_storage_buffer_offset_alignment`, bytes.
     pub storage_offset_alignment: u32,
+    /// Compute units (SMs on NVIDIA, CUs on AMD) where the driver says how many: on Vulkan
+    /// through `VK_NV_shader_sm_builtins` or `VK_AMD_shader_core_properties(2)`; 0 where it does
+    /// not (Metal, browsers, lavapipe, other drivers). The splits of the decode and fused kernels
+    /// were tuned on the H200's [`H200_COMPUTE_UNITS`] and scale with it
+    /// ([`Capabilities::scale_workgroups`]).
+    pub compute_units: u32,
 }
+
+/// The H200's SMs: the GPU every workgroup target in this crate was measured on.
+pub const H200_COMPUTE_UNITS: u32 = 132;
 
 fn coop(
     size: u32,
@@ -95,6 +104,7 @@ impl Capabilities {
             subgroup_min_size: info.subgroup_min_size,
             subgroup_max_size: info.subgroup_max_size,
             cooperative_matrix,
+            compute_units: driver_compute_units(adapter),
             ..Self::from_limits(&info.name, info.backend, info.device_type, &limits)
         }
     }
@@ -125,7 +135,19 @@ impl Capabilities {
             max_storage_binding_bytes: limits.max_storage_buffer_binding_size,
             max_buffer_bytes: limits.max_buffer_size,
             storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
+            compute_units: 0,
         }
+    }
+
+    /// `h200` workgroups (a target measured on the H200, [`H200_COMPUTE_UNITS`] SMs) scaled to
+    /// this adapter's [`compute_units`](Self::compute_units), rounded up; `h200` unchanged where
+    /// the count is unknown.
+    pub fn scale_workgroups(&self, h200: u32) -> u32 {
+        if self.compute_units == 0 {
+            return h200;
+        }
+        let scaled = (h200 as u64 * self.compute_units as u64).div_ceil(H200_COMPUTE_UNITS as u64);
+        scaled.clamp(1, u32::MAX as u64) as u32
     }
 
     /// The most threads a one-dimensional compute workgroup may have: the smaller of
@@ -165,6 +187,7 @@ impl Capabilities {
             max_storage_binding_bytes: 1 << 30,
             max_buffer_bytes: 1 << 32,
             storage_offset_alignment: 256,
+            compute_units: 0,
         }
     }
 
@@ -191,6 +214,7 @@ impl Capabilities {
             max_storage_binding_bytes: (1 << 32) - 1,
             max_buffer_bytes: 1 << 40,
             storage_offset_alignment: 16,
+            compute_units: H200_COMPUTE_UNITS,
         }
     }
 
@@ -216,6 +240,7 @@ impl Capabilities {
             max_storage_binding_bytes: 128 << 20,
             max_buffer_bytes: 1 << 31,
             storage_offset_alignment: 16,
+            compute_units: 0,
         }
     }
 
@@ -238,5 +263,105 @@ impl Capabilities {
             ("lavapipe", Self::lavapipe()),
             ("browser", Self::browser_webgpu()),
         ]
+    }
+}
+
+/// The adapter's compute units as its Vulkan driver reports them (see
+/// [`Capabilities::compute_units`]); 0 on other backends and where the driver has neither
+/// extension.
+#[cfg(any(
+    windows,
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd"
+))]
+fn driver_compute_units(adapter: &wgpu::Adapter) -> u32 {
+    use ash::vk;
+    use wgpu::hal::api::Vulkan;
+    // SAFETY: the hal adapter is only read (its instance and physical device, for a properties
+    // query), and the guard is dropped before this returns.
+    let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else {
+        return 0;
+    };
+    let shared = hal.shared_instance();
+    let instance = shared.raw_instance();
+    let physical = hal.raw_physical_device();
+    let supports = |name| hal.physical_device_capabilities().supports_extension(name);
+    let nvidia = supports(ash::nv::shader_sm_builtins::NAME);
+    let amd = supports(ash::amd::shader_core_properties::NAME);
+    let amd2 = supports(ash::amd::shader_core_properties2::NAME);
+    // vkGetPhysicalDeviceProperties2 is core from Vulkan 1.1, for the instance and the device.
+    // SAFETY: `physical` was enumerated from `instance`, which outlives this call.
+    let device_version = unsafe { instance.get_physical_device_properties(physical) }.api_version;
+    if shared.instance_api_version() < vk::API_VERSION_1_1
+        || device_version < vk::API_VERSION_1_1
+        || !(nvidia || amd || amd2)
+    {
+        return 0;
+    }
+    let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+    let mut core = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
+    let mut core2 = vk::PhysicalDeviceShaderCoreProperties2AMD::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default();
+    // Only structures of extensions the device supports go in the chain.
+    if nvidia {
+        properties = properties.push_next(&mut sm);
+    }
+    if amd {
+        properties = properties.push_next(&mut core);
+    }
+    if amd2 {
+        properties = properties.push_next(&mut core2);
+    }
+    // SAFETY: as above; the chain's structures live until the call returns.
+    unsafe { instance.get_physical_device_properties2(physical, &mut properties) };
+    if nvidia && sm.shader_sm_count > 0 {
+        sm.shader_sm_count
+    } else if amd2 && core2.active_compute_unit_count > 0 {
+        core2.active_compute_unit_count
+    } else if amd {
+        core.shader_engine_count
+            .saturating_mul(core.shader_arrays_per_engine_count)
+            .saturating_mul(core.compute_units_per_shader_array)
+    } else {
+        0
+    }
+}
+
+/// Off the native Vulkan platforms no driver says (see [`Capabilities::compute_units`]).
+#[cfg(not(any(
+    windows,
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd"
+)))]
+fn driver_compute_units(_adapter: &wgpu::Adapter) -> u32 {
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workgroup_targets_scale_with_the_compute_units_the_driver_reports() {
+        let h200 = Capabilities::nvidia_vulkan();
+        assert_eq!(h200.scale_workgroups(264), 264);
+        assert_eq!(h200.scale_workgroups(128), 128);
+        let units = |n| Capabilities {
+            compute_units: n,
+            ..Capabilities::nvidia_vulkan()
+        };
+        // Two an SM stays two an SM; one rounds up.
+        assert_eq!(units(46).scale_workgroups(264), 92);
+        assert_eq!(units(1).scale_workgroups(264), 2);
+        assert_eq!(units(1).scale_workgroups(1), 1);
+        assert_eq!(units(170).scale_workgroups(128), 165);
+        // Unknown (lavapipe, Metal, browsers): the H200's numbers as they are.
+        for caps in [Capabilities::lavapipe(), Capabilities::apple_m_series()] {
+            assert_eq!(caps.compute_units, 0);
+            assert_eq!(caps.scale_workgroups(264), 264);
+        }
+        assert_eq!(units(u32::MAX).scale_workgroups(u32::MAX), u32::MAX);
     }
 }

@@ -3,7 +3,8 @@
 //! split and unsplit results agreeing with each other; on adapters that list 16x16 f16
 //! cooperative matrices, the decode kernel on them (f16 against short caches, and past 4 query
 //! vectors a KV head against long ones with each subgroup streaming its own keys); on adapters
-//! with one fixed subgroup size, the subgroup decode kernel.
+//! with one fixed subgroup size, the subgroup decode kernel; the splits aimed at the compute
+//! units the driver reports.
 
 mod common;
 
@@ -826,4 +827,41 @@ fn in_pass_merge_counts_again_on_every_call() {
         let c = compare(&desc, &wide(&out), &reference, default_atol(DType::F32));
         assert!(c.passed(), "call {call}: {c:?} ({})", attention.plan());
     }
+}
+
+#[test]
+fn splits_scale_with_the_compute_units_the_driver_reports() {
+    let Some(ctx) = ctx() else { return };
+    let caps = ctx.capabilities();
+    // Known counts: the H200's 132 SMs (VK_NV_shader_sm_builtins); lavapipe has neither
+    // driver extension.
+    let known = if caps.adapter_name.contains("H200") {
+        Some(132)
+    } else if caps.adapter_name.starts_with("llvmpipe") {
+        Some(0)
+    } else {
+        None
+    };
+    match known {
+        Some(units) => assert_eq!(caps.compute_units, units, "{}", caps.adapter_name),
+        None => println!(
+            "SKIPPED: no known compute unit count for {} (the driver reports {})",
+            caps.adapter_name, caps.compute_units
+        ),
+    }
+    // The decode plan on this device as if it were a GPU of 3 compute units: the splits aim at
+    // 6 workgroups (4/2 heads, q_len 1: 2 query groups, 3 splits), and the result matches the
+    // reference.
+    let mut small = caps.clone();
+    small.device_type = wgpu::DeviceType::DiscreteGpu;
+    small.compute_units = 3;
+    let small = wgpu_sdpa::Context::from_parts(ctx.device().clone(), ctx.queue().clone(), small);
+    let desc = AttentionDesc::new(1, 4, 2, 1, 5000, 64);
+    let plan = wgpu_sdpa::plan(small.capabilities(), &desc, &Default::default()).unwrap();
+    let Kernel::Vector(t) = plan.kernel() else {
+        panic!("not the decode kernel: {plan}")
+    };
+    assert_eq!(t.kv_splits, 3, "{plan}");
+    let name = "f32 q1 kv5000 4/2 on 3 compute units".to_string();
+    assert_cases(&small, &[case(name, desc, None, Inputs::Normal)]);
 }

@@ -270,14 +270,15 @@ fn pv_efficiency(desc: &AttentionDesc, t: &FusedTiles) -> f64 {
     dv4 as f64 / (dv4.div_ceil(nc) * nc) as f64
 }
 
-/// The workgroups a dispatch should reach before larger blocks are preferred ([`DEFAULT_FILL`],
-/// or knob `portable_fill`); 0 on CPU adapters, which run a few workgroups at a time: there, more
+/// The workgroups a dispatch should reach before larger blocks are preferred ([`DEFAULT_FILL`]
+/// scaled to the adapter's compute units where its driver says how many, or knob
+/// `portable_fill`); 0 on CPU adapters, which run a few workgroups at a time: there, more
 /// of them only cost more loads.
 fn grid_fill(caps: &Capabilities) -> u64 {
     let default_fill = if caps.device_type == wgpu::DeviceType::Cpu {
         0
     } else {
-        DEFAULT_FILL
+        caps.scale_workgroups(DEFAULT_FILL)
     };
     crate::tune::knob("portable_fill").unwrap_or(default_fill) as u64
 }
@@ -659,6 +660,20 @@ mod tests {
         let base = desc.q_len.div_ceil(t.block_q) * desc.q_heads;
         assert!(
             t.kv_splits * base <= 264 && 2 * t.kv_splits * base > 264,
+            "{p}"
+        );
+        // A GPU whose driver reports 46 SMs: the target scales to 92 workgroups.
+        let smaller = Capabilities {
+            compute_units: 46,
+            ..nvidia.clone()
+        };
+        let p = plan(&smaller, &desc, &portable).unwrap();
+        let Kernel::Fused(t) = p.kernel() else {
+            panic!("{p}")
+        };
+        let base = desc.q_len.div_ceil(t.block_q) * desc.q_heads;
+        assert!(
+            t.kv_splits * base <= 92 && 2 * t.kv_splits * base > 92,
             "{p}"
         );
         // Enough query blocks, short caches, or a CPU adapter: no split.

@@ -41,7 +41,7 @@ pub(crate) fn key_splits(kv_len: u32, wanted: u32, block_k: u32) -> (u32, u32) {
 /// Workgroups the fused kernels' KV splits aim for (two an SM of the H200, as the decode
 /// kernel's): for workgroups of [`FUSED_KV_SPLIT_TARGET_THREADS`] threads (see
 /// [`kv_split_target`]).
-pub(crate) const FUSED_KV_SPLIT_TARGET: u32 = 264;
+pub(crate) const FUSED_KV_SPLIT_TARGET: u32 = 2 * crate::capabilities::H200_COMPUTE_UNITS;
 
 /// The workgroup size [`FUSED_KV_SPLIT_TARGET`] is for.
 const FUSED_KV_SPLIT_TARGET_THREADS: u32 = 128;
@@ -72,9 +72,12 @@ const FUSED_KV_SPLIT_MIN_KEYS: u32 = 512;
 
 /// `(kv_splits, split_len)` of a fused kernel with `block_q` x `block_k` blocks for `desc`:
 /// splits (flash-decoding) where its query blocks fill less than half of `target` workgroups
-/// ([`FUSED_KV_SPLIT_TARGET`], or [`kv_split_target`]) and the keys are long enough, each split
-/// at least [`FUSED_KV_SPLIT_MIN_KEYS`] keys; none on CPU adapters (no idle cores to fill).
-/// Tuning knob `knob` forces the number (0 or 1: none).
+/// ([`FUSED_KV_SPLIT_TARGET`], or [`kv_split_target`]: the H200's, scaled here to the adapter's
+/// compute units where its driver says how many, [`Capabilities::scale_workgroups`]) and the
+/// keys are long enough, each split at least [`FUSED_KV_SPLIT_MIN_KEYS`] keys; none on CPU
+/// adapters (no idle cores to fill). Tuning knob `knob` forces the number (0 or 1: none).
+///
+/// [`Capabilities::scale_workgroups`]: crate::capabilities::Capabilities::scale_workgroups
 pub(crate) fn fused_kv_splits(
     caps: &crate::capabilities::Capabilities,
     desc: &crate::desc::AttentionDesc,
@@ -84,7 +87,7 @@ pub(crate) fn fused_kv_splits(
 ) -> (u32, u32) {
     let none = (1, desc.kv_len);
     let base = desc.q_len.div_ceil(block_q) as u64 * desc.q_heads as u64 * desc.batch as u64;
-    let target = target as u64;
+    let target = caps.scale_workgroups(target) as u64;
     let wanted = match crate::tune::knob(knob) {
         Some(n) => n.max(1),
         None if caps.device_type == wgpu::DeviceType::Cpu => 1,

@@ -37,6 +37,14 @@ pub fn main() -> Result<ExitCode> {
         caps.max_storage_binding_bytes,
         caps.max_buffer_bytes
     );
+    if caps.compute_units > 0 {
+        println!(
+            "compute units: {} (the driver's count; KV splits aim at workgroups scaled from the H200's 132)",
+            caps.compute_units
+        );
+    } else {
+        println!("compute units: not reported by the driver (KV splits aim at workgroups by adapter type)");
+    }
     if caps.cooperative_matrix.is_empty() {
         println!(
             "cooperative matrices: none listed (or EXPERIMENTAL_COOPERATIVE_MATRIX not available)"

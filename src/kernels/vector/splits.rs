@@ -19,19 +19,25 @@ pub(super) const MIN_SPLIT_KEYS: u32 = 256;
 const SHORT_SPLIT_KEYS: u32 = 64;
 
 /// Workgroups the splits aim for: enough to keep every compute unit of a GPU busy, few on a CPU.
-/// Knob `decode_wgs` overrides it (GPU sweeps).
+/// Two a compute unit where the driver says how many ([`Capabilities::compute_units`]), else
+/// by the kind of adapter. Knob `decode_wgs` overrides it (GPU sweeps).
 pub(super) fn target_workgroups(caps: &Capabilities) -> u32 {
     if let Some(n) = crate::tune::knob("decode_wgs") {
         return n.max(1);
     }
     match caps.device_type {
         wgpu::DeviceType::Cpu => 4,
+        // Two a compute unit: on the H200 (132 SMs, 128 registers a thread: two 256-thread
+        // workgroups an SM) measured best of 132..2112 at kv_len >= 16384 (BENCHMARKS.md; 2112
+        // and 1056 left K/V reads in too many short splits).
+        _ if caps.compute_units > 0 => caps.scale_workgroups(TWO_PER_H200_SM),
         wgpu::DeviceType::IntegratedGpu => 128,
-        // Two per compute unit of the H200 (132 SMs): measured best of 132..2112 at kv_len >=
-        // 16384 (BENCHMARKS.md; 2112 and 1056 left K/V reads in too many short splits).
-        _ => 264,
+        _ => TWO_PER_H200_SM,
     }
 }
+
+/// Two workgroups an SM of the H200 ([`crate::capabilities::H200_COMPUTE_UNITS`]).
+const TWO_PER_H200_SM: u32 = 2 * crate::capabilities::H200_COMPUTE_UNITS;
 
 /// Workgroups the splits aim for where a workgroup fills a compute unit (the cooperative-matrix
 /// subgroup kernel, and the subgroup kernel where [`wide_teams`](super::wide_teams) takes it): one

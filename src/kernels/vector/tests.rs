@@ -156,9 +156,24 @@ fn short_caches_split_for_one_workgroup_a_compute_unit() {
 fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
     // The ceiling of 264 / query groups left a second wave of a few workgroups on the H200
     // (16 query groups: 17 splits, 272 workgroups); the splits stay within the target, and
-    // fill it where the keys allow.
-    let caps = Capabilities::nvidia_vulkan();
-    for (hq, hkv, q_len) in [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)] {
+    // fill it where the keys allow. The same on a GPU whose driver reports 46 SMs, where the
+    // target scales to two an SM.
+    let smaller = Capabilities {
+        compute_units: 46,
+        ..Capabilities::nvidia_vulkan()
+    };
+    assert_eq!(target_workgroups(&Capabilities::nvidia_vulkan()), 264);
+    assert_eq!(
+        (target_workgroups(&smaller), unit_workgroups(&smaller)),
+        (92, 46)
+    );
+    for (caps, (hq, hkv, q_len)) in [Capabilities::nvidia_vulkan(), smaller]
+        .into_iter()
+        .flat_map(|c| {
+            [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)]
+                .map(move |s| (c.clone(), s))
+        })
+    {
         for kv in [16384, 65536, 131072] {
             let desc =
                 AttentionDesc::new(1, hq, hkv, q_len, kv, 128).with_dtype(crate::desc::DType::F16);
@@ -174,7 +189,11 @@ fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
             let (dispatches, _) = plan(&caps, &desc, &t).unwrap();
             let [x, y, z] = dispatches[0].workgroups;
             let workgroups = x * y * z;
-            assert!(workgroups <= target, "{hq}/{hkv} q{q_len} kv{kv}: {t:?}");
+            let units = caps.compute_units;
+            assert!(
+                workgroups <= target,
+                "{units}: {hq}/{hkv} q{q_len} kv{kv}: {t:?}"
+            );
             // Full, unless the splits are as short as they go, or splits one grain shorter
             // would not cover the keys in as many as the target allows (16/2 heads at 65536
             // keys on the cooperative-matrix subgroup kernel: 128 splits of 512 keys, where
