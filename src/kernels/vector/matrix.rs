@@ -149,26 +149,15 @@ pub(super) fn fragment_tiles(
     workgroup_bytes: u32,
 ) -> VectorTiles {
     VectorTiles {
-        rows,
-        block_k,
-        workgroup_size,
-        kv_splits,
-        split_len,
-        workgroup_bytes,
-        lanes_per_key: 0,
-        key_groups: 0,
-        merge_vec4s: 0,
-        early_v: false,
         vectorized: true,
         matrix: true,
-        team: 0,
-        scattered: false,
-        whole_lines: false,
-        clamped_v: false,
-        half_queries: false,
-        merged: false,
-        output_parts: 1,
-        k_ahead: false,
+        ..VectorTiles::base(
+            rows,
+            block_k,
+            workgroup_size,
+            (kv_splits, split_len),
+            workgroup_bytes,
+        )
     }
 }
 

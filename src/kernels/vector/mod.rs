@@ -184,6 +184,41 @@ pub struct VectorTiles {
 }
 
 impl VectorTiles {
+    /// Tiles of `rows` query vectors a workgroup, `block_k` keys a tile, `workgroup_size`
+    /// threads, the splits and the workgroup memory given, with every kernel's own choices off
+    /// (word-assembled loads, no lanes or key groups, one output part): the base each decode
+    /// kernel's planner fills in.
+    pub(super) fn base(
+        rows: u32,
+        block_k: u32,
+        workgroup_size: u32,
+        (kv_splits, split_len): (u32, u32),
+        workgroup_bytes: u32,
+    ) -> Self {
+        VectorTiles {
+            rows,
+            block_k,
+            workgroup_size,
+            kv_splits,
+            split_len,
+            workgroup_bytes,
+            lanes_per_key: 0,
+            key_groups: 0,
+            merge_vec4s: 0,
+            early_v: false,
+            vectorized: false,
+            matrix: false,
+            k_ahead: false,
+            team: 0,
+            scattered: false,
+            whole_lines: false,
+            clamped_v: false,
+            half_queries: false,
+            merged: false,
+            output_parts: 1,
+        }
+    }
+
     /// These tiles with the splits merged by the split pass's last split to finish, where
     /// [`merges_in_pass`] allows it; otherwise unchanged (the reduce pass merges them).
     pub fn with_in_pass_merge(self, caps: &Capabilities, desc: &AttentionDesc) -> Self {

@@ -143,26 +143,13 @@ pub(super) fn portable_tiles(
         |v| v == 1,
     );
     Ok(VectorTiles {
-        rows,
-        block_k,
-        workgroup_size,
-        kv_splits,
-        split_len,
-        workgroup_bytes: bytes,
         lanes_per_key,
         key_groups,
         merge_vec4s,
         early_v,
         vectorized,
-        matrix: false,
         k_ahead,
-        team: 0,
-        scattered: false,
-        whole_lines: false,
-        clamped_v: false,
-        half_queries: false,
-        merged: false,
-        output_parts: 1,
+        ..VectorTiles::base(rows, block_k, workgroup_size, (kv_splits, split_len), bytes)
     })
 }
 

@@ -327,26 +327,22 @@ pub(super) fn team_tiles(
         team_output_parts(desc, teams)
     };
     Ok(VectorTiles {
-        rows,
-        block_k,
-        workgroup_size: teams * team,
-        kv_splits,
-        split_len,
-        workgroup_bytes: team_workgroup_bytes(desc, teams, output_parts, half_queries),
         lanes_per_key,
-        key_groups: 0,
-        merge_vec4s: 0,
-        early_v: false,
         vectorized: word_loads(desc),
-        matrix: false,
         k_ahead: loads_ahead(desc, split_len, block_k),
         team,
         scattered,
         whole_lines,
         clamped_v,
         half_queries,
-        merged: false,
         output_parts,
+        ..VectorTiles::base(
+            rows,
+            block_k,
+            teams * team,
+            (kv_splits, split_len),
+            team_workgroup_bytes(desc, teams, output_parts, half_queries),
+        )
     })
 }
 
