@@ -41,7 +41,12 @@ pub(crate) fn key_splits(kv_len: u32, wanted: u32, block_k: u32) -> (u32, u32) {
 /// Workgroups the fused kernels' KV splits aim for (two an SM of the H200, as the decode
 /// kernel's): for workgroups of [`FUSED_KV_SPLIT_TARGET_THREADS`] threads (see
 /// [`kv_split_target`]).
-pub(crate) const FUSED_KV_SPLIT_TARGET: u32 = 2 * crate::capabilities::H200_COMPUTE_UNITS;
+pub(crate) const FUSED_KV_SPLIT_TARGET: u32 = TWO_PER_H200_SM;
+
+/// Two workgroups an SM of the H200 ([`crate::capabilities::H200_COMPUTE_UNITS`]): the decode
+/// and fused kernels' split targets where the adapter's compute units are unknown, scaled by
+/// them where they are known.
+pub(crate) const TWO_PER_H200_SM: u32 = 2 * crate::capabilities::H200_COMPUTE_UNITS;
 
 /// The workgroup size [`FUSED_KV_SPLIT_TARGET`] is for.
 const FUSED_KV_SPLIT_TARGET_THREADS: u32 = 128;

@@ -39,8 +39,9 @@ pub fn main() -> Result<ExitCode> {
     );
     if caps.compute_units > 0 {
         println!(
-            "compute units: {} (the driver's count; KV splits aim at workgroups scaled from the H200's 132)",
-            caps.compute_units
+            "compute units: {} (the driver's count; KV splits aim at workgroups scaled from the H200's {})",
+            caps.compute_units,
+            wgpu_sdpa::capabilities::H200_COMPUTE_UNITS
         );
     } else {
         println!("compute units: not reported by the driver (KV splits aim at workgroups by adapter type)");

@@ -8,7 +8,7 @@ use crate::capabilities::Capabilities;
 use crate::desc::AttentionDesc;
 use crate::error::{Error, Result};
 use crate::kernels::unfused::grid_2d;
-use crate::kernels::Dispatch;
+use crate::kernels::{Dispatch, TWO_PER_H200_SM};
 use crate::planner::{check_grid, mask_kind};
 use crate::shader::{KernelEntry, ShaderVariant};
 
@@ -35,9 +35,6 @@ pub(super) fn target_workgroups(caps: &Capabilities) -> u32 {
         _ => TWO_PER_H200_SM,
     }
 }
-
-/// Two workgroups an SM of the H200 ([`crate::capabilities::H200_COMPUTE_UNITS`]).
-const TWO_PER_H200_SM: u32 = 2 * crate::capabilities::H200_COMPUTE_UNITS;
 
 /// Workgroups the splits aim for where a workgroup fills a compute unit (the cooperative-matrix
 /// subgroup kernel, and the subgroup kernel where [`wide_teams`](super::wide_teams) takes it): one

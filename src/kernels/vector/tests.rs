@@ -167,14 +167,12 @@ fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
         (target_workgroups(&smaller), unit_workgroups(&smaller)),
         (92, 46)
     );
-    for (caps, (hq, hkv, q_len)) in [Capabilities::nvidia_vulkan(), smaller]
-        .into_iter()
-        .flat_map(|c| {
-            [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)]
-                .map(move |s| (c.clone(), s))
-        })
-    {
-        for kv in [16384, 65536, 131072] {
+    let shapes = [(32, 8, 1), (32, 8, 2), (32, 8, 4), (32, 32, 1), (16, 2, 1)];
+    for caps in [Capabilities::nvidia_vulkan(), smaller] {
+        for ((hq, hkv, q_len), kv) in shapes
+            .into_iter()
+            .flat_map(|s| [16384, 65536, 131072].map(|kv| (s, kv)))
+        {
             let desc =
                 AttentionDesc::new(1, hq, hkv, q_len, kv, 128).with_dtype(crate::desc::DType::F16);
             let t = fit_tiles(&caps, &desc, None).unwrap();
@@ -202,7 +200,7 @@ fn splits_fill_at_most_one_wave_of_the_target_workgroups() {
                 workgroups + y * z > target
                     || t.kv_splits == kv.div_ceil(MIN_SPLIT_KEYS)
                     || (t.split_len - t.split_grain()) * (target / (y * z)) < kv,
-                "{hq}/{hkv} q{q_len} kv{kv}: {t:?}"
+                "{units}: {hq}/{hkv} q{q_len} kv{kv}: {t:?}"
             );
             // Whole team blocks (the subgroup kernel) or tiles, covering the keys.
             assert!(t.split_len.is_multiple_of(t.split_grain()), "{t:?}");
