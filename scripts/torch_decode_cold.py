@@ -17,8 +17,13 @@ launches wait in the queue, and the GPU idle after each (the median of --iters c
 With --floor it first times the platform's floor for one call: a one-element add, as a loop of
 calls and as a CUDA graph (beside read_bandwidth's back-to-back empty dispatches through wgpu).
 With --copy it first times PyTorch's device copy (`dst.copy_(src)`) of the same bytes as each
-length's K and V and of 1 GiB, and a read of them alone (a sum), by the clocks asked for: the
-copy bandwidth issue #5's target is a share of (counted as bytes read plus bytes written).
+length's K and V and of 1 GiB, and a read of them alone (a sum), by all three clocks (a loop, a
+CUDA graph, each call alone): the copy bandwidth issue #5's target is a share of (counted as
+bytes read plus bytes written). Run 188 (BENCHMARKS.md, fortieth session) took
+
+    python3 scripts/torch_decode_cold.py --copy --isolated --copies 1 4 \\
+        --lens 16384 32768 65536 131072
+
 With --profile it lists, for each length, the kernels one call runs and their GPU time
 (torch.profiler, the mean of --iters calls).
 """
@@ -102,7 +107,8 @@ def copies(a, dtype, hkv, d):
     """Prints PyTorch's device copy and read bandwidth on each length's K and V bytes and on
     1 GiB, by each clock: a loop of calls, a CUDA graph of them, calls each by itself."""
     size = torch.tensor([], dtype=dtype).element_size()
-    for label, n in [(f"K+V at {L}", 2 * hkv * L * d) for L in a.lens] + [("1 GiB", 1 << 29)]:
+    sizes = [(f"K+V at {L}", 2 * hkv * L * d) for L in a.lens] + [("1 GiB", (1 << 30) // size)]
+    for label, n in sizes:
         src = [torch.randn(n, device="cuda", dtype=dtype) for _ in range(2)]
         dst = torch.empty(n, device="cuda", dtype=dtype)
         gb = n * size / 1e9
